@@ -1,0 +1,304 @@
+"""The engine contract every Fairdeal game fulfils.
+
+A game is a :class:`Ruleset` (what the catalogue lists: id, seats, options) and
+a :class:`GameState` (one match in progress). The state is plain data that
+round-trips through JSON, so the web app stores it as a cache and can always
+rebuild it by replaying the move log from :meth:`Ruleset.new_game`.
+
+The contract, in the players' terms:
+
+* ``state.to_act`` is the tuple of seats that owe an action now. It may hold one
+  seat (an ordinary turn), several (simultaneous choices, calls out of turn),
+  or none (the match is over). Deadlines hang on it.
+* ``state.legal_actions(seat)`` is the complete, finite list of what that seat
+  may do now, each a small JSON-able dict. Posting one back unchanged is a
+  legal move; anything else raises :class:`IllegalAction` with a reason.
+* ``state.apply(seat, action, chance)`` changes the state in place and returns
+  the :class:`Event` list it caused. Chance is injected; the state numbers its
+  chance events so that a replay asks the same questions in the same order.
+* ``state.forfeit(seat, reason)`` ends the match against a seat that resigned
+  or missed a deadline: that seat is last, the others placed by their totals.
+* ``state.view(seat)`` is what that seat may see; ``state.view(None)`` is what
+  anybody may see. Neither ever holds another hand, the stock's order or a seed.
+
+Nothing here imports Django, the database or the clock.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from games.rules.chance import Chance
+
+Action = dict[str, Any]
+
+# Cards of the standard pack: rank then suit.
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+STANDARD_PACK: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
+
+FINISHED = "finished"
+RESIGNED = "resigned"
+TIMEOUT = "timeout"
+FORFEIT_REASONS = (RESIGNED, TIMEOUT)
+
+
+class RulesError(ValueError):
+    """Something the rules refuse; ``code`` is machine-readable."""
+
+    code = "rules_error"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+
+class IllegalAction(RulesError):
+    """The action is not one of the seat's legal actions now."""
+
+    code = "illegal_action"
+
+
+class NotYourTurn(IllegalAction):
+    """The seat owes no action now."""
+
+    code = "not_your_turn"
+
+
+class InvalidOptions(RulesError):
+    """A table's seats or options are refused by the ruleset."""
+
+    code = "invalid_options"
+
+
+class GameOver(IllegalAction):
+    """The match has ended; nothing more can be done."""
+
+    code = "game_over"
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, as the players see it.
+
+    ``public`` is what everybody sees; ``private`` maps a seat to what only
+    that seat sees (the card it drew). ``chance`` is set for chance events:
+    their outcome is secret until the match ends and goes into the record.
+    """
+
+    public: dict[str, Any]
+    private: dict[int, dict[str, Any]] = field(default_factory=dict)
+    chance: dict[str, Any] | None = None
+
+    def for_seat(self, seat: int | None) -> dict[str, Any]:
+        if seat is not None and seat in self.private:
+            return {**self.public, **self.private[seat]}
+        return dict(self.public)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"public": self.public}
+        if self.private:
+            data["private"] = {str(seat): value for seat, value in self.private.items()}
+        if self.chance is not None:
+            data["chance"] = self.chance
+        return data
+
+
+@dataclass(frozen=True)
+class Option:
+    """One table option: a house rule or a setting the host chooses."""
+
+    name: str
+    type: str  # "bool", "int" or "choice"
+    default: Any
+    description: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] = ()
+
+    def validate(self, value: Any) -> Any:
+        if self.type == "bool":
+            if not isinstance(value, bool):
+                raise InvalidOptions(f"option {self.name!r} must be true or false")
+        elif self.type == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidOptions(f"option {self.name!r} must be a whole number")
+            if self.minimum is not None and value < self.minimum:
+                raise InvalidOptions(f"option {self.name!r} must be at least {self.minimum}")
+            if self.maximum is not None and value > self.maximum:
+                raise InvalidOptions(f"option {self.name!r} must be at most {self.maximum}")
+        elif self.type == "choice":
+            if value not in self.choices:
+                raise InvalidOptions(
+                    f"option {self.name!r} must be one of {', '.join(map(str, self.choices))}"
+                )
+        return value
+
+    def schema(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "name": self.name,
+            "type": self.type,
+            "default": self.default,
+            "description": self.description,
+        }
+        if self.minimum is not None:
+            data["minimum"] = self.minimum
+        if self.maximum is not None:
+            data["maximum"] = self.maximum
+        if self.choices:
+            data["choices"] = list(self.choices)
+        return data
+
+
+class Ruleset(ABC):
+    """A game as the catalogue lists it, and the factory of its matches."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    version: ClassVar[str]  # bumped whenever replaying an old log would change
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    options: ClassVar[tuple[Option, ...]] = ()
+
+    def validate(self, seats: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Check seats and options; return the options with every default filled in."""
+        if isinstance(seats, bool) or not isinstance(seats, int):
+            raise InvalidOptions("seats must be a whole number", code="invalid_seats")
+        if not self.min_seats <= seats <= self.max_seats:
+            raise InvalidOptions(
+                f"{self.name} is played by {self.min_seats} to {self.max_seats} players",
+                code="invalid_seats",
+            )
+        options = dict(options or {})
+        known = {option.name: option for option in self.options}
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise InvalidOptions(f"{self.name} has no option {unknown[0]!r}")
+        resolved = {
+            name: option.validate(options[name]) if name in options else option.default
+            for name, option in known.items()
+        }
+        self.check_combination(seats, resolved)
+        return resolved
+
+    def check_combination(self, seats: int, options: dict[str, Any]) -> None:
+        """Refuse combinations of seats and options that make no sense."""
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "version": self.version,
+            "min_seats": self.min_seats,
+            "max_seats": self.max_seats,
+            "options": [option.schema() for option in self.options],
+        }
+
+    @abstractmethod
+    def new_game(
+        self, seats: int, options: Mapping[str, Any], chance: Chance
+    ) -> tuple[GameState, list[Event]]:
+        """Start a match (first dealer, first deal); return it and the events of its start."""
+
+    @abstractmethod
+    def load(self, data: Mapping[str, Any]) -> GameState:
+        """Rebuild a state from :meth:`GameState.to_json`."""
+
+
+class GameState(ABC):
+    """One match in progress. Mutable; every change goes through ``apply`` or ``forfeit``."""
+
+    ruleset: Ruleset
+    seats: int
+    totals: list[int]
+    result: dict[str, Any] | None
+    higher_wins: ClassVar[bool] = True  # False where the fewest points win
+
+    @property
+    @abstractmethod
+    def to_act(self) -> tuple[int, ...]:
+        """The seats that owe an action now."""
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Everything ``seat`` may do now; empty when it owes nothing."""
+
+    @abstractmethod
+    def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
+        """Apply an action already known to be legal."""
+
+    @abstractmethod
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may see (``None``: what anybody may see)."""
+
+    @abstractmethod
+    def to_json(self) -> dict[str, Any]:
+        """Everything, secrets included: for the server's cache only."""
+
+    @property
+    def is_over(self) -> bool:
+        return self.result is not None
+
+    def apply(self, seat: int, action: Any, chance: Chance) -> list[Event]:
+        """Apply one of ``seat``'s legal actions, or raise :class:`IllegalAction`."""
+        self.check(seat, action)
+        return self._apply(seat, dict(action), chance)
+
+    def check(self, seat: int, action: Any) -> None:
+        if self.is_over:
+            raise GameOver("the game is over")
+        if not 0 <= seat < self.seats:
+            raise IllegalAction(f"there is no seat {seat}")
+        if seat not in self.to_act:
+            raise NotYourTurn("you have nothing to do now: it is not your turn")
+        if not isinstance(action, dict):
+            raise IllegalAction("an action is a JSON object", code="malformed_action")
+        if action not in self.legal_actions(seat):
+            raise IllegalAction(self.explain_illegal(seat, action))
+
+    def explain_illegal(self, seat: int, action: Action) -> str:
+        """Why ``action`` is not legal, in a sentence; games refine this."""
+        return "that action is not one of your legal actions"
+
+    def forfeit(self, seat: int, reason: str) -> list[Event]:
+        """End the match against ``seat``: it finishes last, the rest by their totals."""
+        if self.is_over:
+            raise GameOver("the game is over")
+        if reason not in FORFEIT_REASONS:
+            raise ValueError(f"unknown forfeit reason {reason!r}")
+        if not 0 <= seat < self.seats:
+            raise IllegalAction(f"there is no seat {seat}")
+        others = [s for s in range(self.seats) if s != seat]
+        places = place_by_totals(self.totals, others, higher_wins=self.higher_wins)
+        places[seat] = self.seats
+        self.result = {
+            "reason": reason,
+            "seat": seat,
+            "places": [places[s] for s in range(self.seats)],
+            "totals": list(self.totals),
+        }
+        return [Event({"type": "game_over", "reason": reason, "seat": seat, **self.result})]
+
+
+def place_by_totals(
+    totals: Sequence[int], seats: Sequence[int], *, higher_wins: bool = True
+) -> dict[int, int]:
+    """Competition ranking of ``seats`` by total: equal totals share a place (1, 1, 3).
+
+    >>> place_by_totals([10, 30, 30, 5], [0, 1, 2, 3])
+    {0: 3, 1: 1, 2: 1, 3: 4}
+    """
+    sign = -1 if higher_wins else 1
+    ordered = sorted(seats, key=lambda s: sign * totals[s])
+    places: dict[int, int] = {}
+    for index, seat in enumerate(ordered):
+        if index and totals[seat] == totals[ordered[index - 1]]:
+            places[seat] = places[ordered[index - 1]]
+        else:
+            places[seat] = index + 1
+    return dict(sorted(places.items()))

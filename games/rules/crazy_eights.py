@@ -1,0 +1,402 @@
+"""Crazy Eights (``crazy-eights``), from ``shared/rules/crazy-eights.txt``.
+
+The rules, briefly. Two to four players and one standard pack; seven cards
+each at two players, five each at three or four. The rest is the stock; its
+top card is turned to start the pile, and a turned eight goes under the stock
+and the next card is turned, so a hand never starts on an eight. The player to
+the dealer's left leads, and the deal moves left each hand.
+
+On your turn, play a card that matches the top of the pile by rank or by suit,
+or play an eight, which goes on anything and calls for a suit. The suit printed
+on an eight counts for nothing: the called suit is what counts until the next
+card goes down. If nothing in your hand plays, draw from the stock one card at
+a time until a card plays, and then play it; you may not draw while you hold a
+card that plays. When the stock runs out, the pile below its top card is
+shuffled into a new stock. With the stock empty and the pile a single card, a
+player with nothing to play passes.
+
+A player who plays their last card goes out and scores the cards the others
+hold: eight 50, king, queen or jack 10, ace 1, others face value. The match
+ends at the end of the hand in which a total reaches fifty a player (100 at
+two, 150 at three, 200 at four); the highest total wins and equal highest
+totals share first place. A resignation or a missed deadline ends the match
+against that seat: it finishes last, the others placed by their totals.
+
+Seats are numbered 0 to n-1 clockwise, so a seat's left is the next number.
+
+Actions (one per request, each a JSON object):
+
+* ``{"type": "play", "card": "7H"}``: play a card that matches.
+* ``{"type": "play", "card": "8S", "suit": "H"}``: play an eight and call a
+  suit; the legal actions list one entry per suit for each eight.
+* ``{"type": "draw"}``: draw the top card of the stock (only when nothing in
+  hand plays). If the drawn card plays, the seat's only legal actions are to
+  play that card; otherwise it draws again, or passes when nothing is left.
+* ``{"type": "pass"}``: only when the stock is empty, the pile is one card and
+  nothing in hand plays.
+
+Chance events, in order: ``first-dealer`` (an integer below the seat count),
+then a ``deal`` shuffle of the canonical pack for each hand, and a
+``reshuffle`` of the pile below its top card whenever a seat must draw from an
+empty stock. A shuffled list is read from its first element: the first card
+dealt, or the top of the new stock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from games.rules.base import (
+    FINISHED,
+    STANDARD_PACK,
+    SUITS,
+    Action,
+    Event,
+    GameState,
+    IllegalAction,
+    Ruleset,
+    place_by_totals,
+)
+from games.rules.chance import Chance
+
+EIGHT = "8"
+
+
+def card_value(card: str) -> int:
+    """What a card left in hand counts: eight 50, court 10, ace 1, others face value.
+
+    >>> [card_value(c) for c in ("8S", "KH", "TD", "AC", "7H")]
+    [50, 10, 10, 1, 7]
+    """
+    rank = card[0]
+    if rank == EIGHT:
+        return 50
+    if rank in "TJQK":
+        return 10
+    if rank == "A":
+        return 1
+    return int(rank)
+
+
+def hand_value(cards: list[str]) -> int:
+    return sum(card_value(card) for card in cards)
+
+
+def sort_hand(cards: list[str]) -> list[str]:
+    """A hand in the order people hold it: by suit, then by rank."""
+    return sorted(cards, key=lambda c: (SUITS.index(c[1]), "A23456789TJQK".index(c[0])))
+
+
+class CrazyEights(Ruleset):
+    id = "crazy-eights"
+    name = "Crazy Eights"
+    version = "crazy-eights/1"
+    min_seats = 2
+    max_seats = 4
+    options = ()
+
+    def hand_size(self, seats: int, options: Mapping[str, Any]) -> int:
+        return 7 if seats == 2 else 5
+
+    def target(self, seats: int, options: Mapping[str, Any]) -> int:
+        return 50 * seats
+
+    def pack(self, seats: int, options: Mapping[str, Any]) -> tuple[str, ...]:
+        return STANDARD_PACK
+
+    def new_game(
+        self, seats: int, options: Mapping[str, Any], chance: Chance
+    ) -> tuple[EightsState, list[Event]]:
+        state = EightsState(self, seats, self.validate(seats, options))
+        return state, state.start(chance)
+
+    def load(self, data: Mapping[str, Any]) -> EightsState:
+        state = EightsState(self, data["seats"], data["options"])
+        state.restore(data)
+        return state
+
+
+class EightsState(GameState):
+    """A match of Crazy Eights. Stock and pile keep their top card last."""
+
+    higher_wins: ClassVar[bool] = True
+
+    def __init__(self, ruleset: CrazyEights, seats: int, options: Mapping[str, Any]) -> None:
+        self.ruleset = ruleset
+        self.seats = seats
+        self.options = dict(options)
+        self.hand_size = ruleset.hand_size(seats, options)
+        self.target = ruleset.target(seats, options)
+        self.hand_no = 0
+        self.dealer = 0
+        self.turn = 0
+        self.hands: list[list[str]] = [[] for _ in range(seats)]
+        self.stock: list[str] = []
+        self.pile: list[str] = []
+        self.called_suit: str | None = None
+        self.drawn: str | None = None
+        self.passes = 0
+        self.totals = [0] * seats
+        self.history: list[dict[str, Any]] = []
+        self.chance_seq = 0
+        self.result: dict[str, Any] | None = None
+
+    # -- serialisation -------------------------------------------------------
+
+    _FIELDS = (
+        "hand_no",
+        "dealer",
+        "turn",
+        "hands",
+        "stock",
+        "pile",
+        "called_suit",
+        "drawn",
+        "passes",
+        "totals",
+        "history",
+        "chance_seq",
+        "result",
+    )
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "game": self.ruleset.id,
+            "seats": self.seats,
+            "options": dict(self.options),
+        }
+        for name in self._FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                value = [list(v) if isinstance(v, list) else v for v in value]
+            data[name] = value
+        return data
+
+    def restore(self, data: Mapping[str, Any]) -> None:
+        for name in self._FIELDS:
+            value = data[name]
+            if isinstance(value, list):
+                value = [list(v) if isinstance(v, list) else v for v in value]
+            setattr(self, name, value)
+
+    # -- chance --------------------------------------------------------------
+
+    def _chance(self, chance: Chance, kind: str, label: str, items: Any) -> tuple[Any, Event]:
+        seq = self.chance_seq
+        self.chance_seq += 1
+        if kind == "shuffle":
+            outcome: Any = chance.shuffle(items, label=label, hand=self.hand_no, seq=seq)
+        else:
+            outcome = chance.integer(items, label=label, hand=self.hand_no, seq=seq)
+        event = Event(
+            public={"type": label, "hand": self.hand_no},
+            chance={"label": label, "hand": self.hand_no, "seq": seq, "outcome": outcome},
+        )
+        return outcome, event
+
+    # -- dealing -------------------------------------------------------------
+
+    def start(self, chance: Chance) -> list[Event]:
+        first, event = self._chance(chance, "integer", "first-dealer", self.seats)
+        self.dealer = (first - 1) % self.seats  # _deal moves the deal left before dealing
+        return [event, *self._deal(chance)]
+
+    def _deal(self, chance: Chance) -> list[Event]:
+        self.hand_no += 1
+        self.dealer = self.next_seat(self.dealer)
+        pack, event = self._chance(chance, "shuffle", "deal", self.ruleset.pack(self.seats, self.options))
+        self.hands = [[] for _ in range(self.seats)]
+        position = 0
+        for _ in range(self.hand_size):
+            for offset in range(1, self.seats + 1):
+                self.hands[(self.dealer + offset) % self.seats].append(pack[position])
+                position += 1
+        self.stock = list(reversed(pack[position:]))
+        # A turned eight goes under the stock and the next card is turned.
+        starter = self.stock.pop()
+        while starter[0] == EIGHT:
+            self.stock.insert(0, starter)
+            starter = self.stock.pop()
+        self.pile = [starter]
+        self.called_suit = None
+        self.drawn = None
+        self.passes = 0
+        self.turn = self.next_seat(self.dealer)
+        return [
+            event,
+            Event(
+                {
+                    "type": "hand_dealt",
+                    "hand": self.hand_no,
+                    "dealer": self.dealer,
+                    "starter": starter,
+                    "leader": self.turn,
+                }
+            ),
+        ]
+
+    def next_seat(self, seat: int) -> int:
+        return (seat + 1) % self.seats
+
+    # -- the contract --------------------------------------------------------
+
+    @property
+    def to_act(self) -> tuple[int, ...]:
+        return () if self.result is not None else (self.turn,)
+
+    @property
+    def suit_to_follow(self) -> str:
+        return self.called_suit or self.pile[-1][1]
+
+    def plays(self, card: str) -> bool:
+        if card[0] == EIGHT:
+            return True
+        if self.called_suit is not None:
+            return card[1] == self.called_suit
+        top = self.pile[-1]
+        return card[1] == top[1] or card[0] == top[0]
+
+    def can_draw(self) -> bool:
+        return bool(self.stock) or len(self.pile) > 1
+
+    def _play_actions(self, cards: list[str]) -> list[Action]:
+        actions: list[Action] = []
+        seen: set[str] = set()
+        for card in cards:
+            if card in seen or not self.plays(card):
+                continue
+            seen.add(card)
+            if card[0] == EIGHT:
+                actions.extend({"type": "play", "card": card, "suit": suit} for suit in SUITS)
+            else:
+                actions.append({"type": "play", "card": card})
+        return actions
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if self.result is not None or seat != self.turn:
+            return []
+        if self.drawn is not None:
+            return self._play_actions([self.drawn])
+        actions = self._play_actions(self.hands[seat])
+        if actions:
+            return actions
+        if self.can_draw():
+            return [{"type": "draw"}]
+        return [{"type": "pass"}]
+
+    def explain_illegal(self, seat: int, action: Action) -> str:
+        kind = action.get("type")
+        card = action.get("card")
+        if kind not in ("play", "draw", "pass"):
+            return f"unknown action type {kind!r}: play, draw or pass"
+        if kind == "play":
+            if not isinstance(card, str) or card not in STANDARD_PACK:
+                return "a play names a card such as '7H' or '8S'"
+            if card not in self.hands[seat]:
+                return f"you do not hold {card}"
+            if self.drawn is not None and card != self.drawn:
+                return f"you drew {self.drawn}, which plays, so you must play it"
+            if card[0] == EIGHT and action.get("suit") not in SUITS:
+                return "an eight calls a suit: add \"suit\" as one of C, D, H, S"
+            if card[0] != EIGHT and set(action) != {"type", "card"}:
+                return "only an eight calls a suit"
+            if not self.plays(card):
+                return f"{card} does not match {self.pile[-1]} or the suit to follow, {self.suit_to_follow}"
+        if kind == "draw":
+            if self.drawn is not None:
+                return f"you drew {self.drawn}, which plays, so you must play it"
+            if any(self.plays(c) for c in self.hands[seat]):
+                return "you cannot draw while you hold a card that plays"
+            return "there is nothing to draw: pass"
+        if kind == "pass":
+            return "you may pass only when nothing plays and there is nothing to draw"
+        return super().explain_illegal(seat, action)
+
+    def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
+        kind = action["type"]
+        if kind == "play":
+            return self._play(seat, action["card"], action.get("suit"), chance)
+        if kind == "draw":
+            return self._draw(seat, chance)
+        return self._pass(seat)
+
+    def _play(self, seat: int, card: str, suit: str | None, chance: Chance) -> list[Event]:
+        self.hands[seat].remove(card)
+        self.pile.append(card)
+        self.called_suit = suit if card[0] == EIGHT else None
+        self.drawn = None
+        self.passes = 0
+        public: dict[str, Any] = {"type": "play", "seat": seat, "card": card}
+        if self.called_suit is not None:
+            public["suit"] = self.called_suit
+        events = [Event(public)]
+        if not self.hands[seat]:
+            events.extend(self._hand_over(seat, chance))
+        else:
+            self.turn = self.next_seat(seat)
+        return events
+
+    def _draw(self, seat: int, chance: Chance) -> list[Event]:
+        events: list[Event] = []
+        if not self.stock:
+            # The pile, all but its top card, is shuffled into a new stock.
+            top = self.pile.pop()
+            new_stock, event = self._chance(chance, "shuffle", "reshuffle", self.pile)
+            self.stock = list(reversed(new_stock))
+            self.pile = [top]
+            events.append(event)
+        card = self.stock.pop()
+        self.hands[seat].append(card)
+        if self.plays(card):
+            self.drawn = card
+        events.append(Event({"type": "draw", "seat": seat}, private={seat: {"card": card}}))
+        return events
+
+    def _pass(self, seat: int) -> list[Event]:
+        self.passes += 1
+        self.turn = self.next_seat(seat)
+        return [Event({"type": "pass", "seat": seat})]
+
+    def _hand_over(self, winner: int, chance: Chance) -> list[Event]:
+        scores = [0] * self.seats
+        scores[winner] = sum(hand_value(self.hands[s]) for s in range(self.seats) if s != winner)
+        for seat, score in enumerate(scores):
+            self.totals[seat] += score
+        summary = {"hand": self.hand_no, "winner": winner, "scores": scores}
+        self.history.append(summary)
+        events = [Event({"type": "hand_over", **summary, "totals": list(self.totals)})]
+        if max(self.totals) >= self.target:
+            places = place_by_totals(self.totals, range(self.seats), higher_wins=True)
+            self.result = {
+                "reason": FINISHED,
+                "seat": None,
+                "places": [places[s] for s in range(self.seats)],
+                "totals": list(self.totals),
+            }
+            events.append(Event({"type": "game_over", **self.result}))
+        else:
+            events.extend(self._deal(chance))
+        return events
+
+    # -- views ---------------------------------------------------------------
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "hand": self.hand_no,
+            "dealer": self.dealer,
+            "turn": None if self.result is not None else self.turn,
+            "target": self.target,
+            "pile_top": self.pile[-1] if self.pile else None,
+            "pile_size": len(self.pile),
+            "called_suit": self.called_suit,
+            "suit_to_follow": self.suit_to_follow if self.pile else None,
+            "stock_size": len(self.stock),
+            "hand_sizes": [len(h) for h in self.hands],
+            "totals": list(self.totals),
+            "hands_played": [dict(h) for h in self.history],
+        }
+        if seat is not None:
+            data["hand_cards"] = sort_hand(self.hands[seat])
+            data["drawn"] = self.drawn if seat == self.turn else None
+        return data
