@@ -18,8 +18,10 @@ The contract, in the players' terms:
   chance events so that a replay asks the same questions in the same order.
 * ``state.forfeit(seat, reason)`` ends the match against a seat that resigned
   or missed a deadline: that seat is last, the others placed by their totals.
-* ``state.view(seat)`` is what that seat may see; ``state.view(None)`` is what
-  anybody may see. Neither ever holds another hand, the stock's order or a seed.
+* ``state.view(seat)`` is what that seat may see: the public view, card counts,
+  totals, and ``you`` (its own hand and private details); ``state.view(None)``
+  is what anybody may see. Neither ever holds another hand, the stock's order
+  or a seed.
 
 Nothing here imports Django, the database or the clock.
 """
@@ -233,8 +235,31 @@ class GameState(ABC):
         """Apply an action already known to be legal."""
 
     @abstractmethod
+    def public_view(self) -> dict[str, Any]:
+        """What anybody may see of the table: never a hand, the stock's order or a seed."""
+
+    @abstractmethod
+    def private_view(self, seat: int) -> dict[str, Any]:
+        """What only ``seat`` may see: its own ``hand``, and whatever else is its alone."""
+
+    @abstractmethod
+    def card_counts(self) -> list[int]:
+        """How many cards each seat holds: always on the table for everybody."""
+
     def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may see (``None``: what anybody may see)."""
+        """What ``seat`` may see (``None``: what anybody may see).
+
+        Every seat sees the public view, the card counts and the totals; a
+        seat also sees ``you``, its private view.
+        """
+        data = {
+            **self.public_view(),
+            "card_counts": self.card_counts(),
+            "totals": list(self.totals),
+        }
+        if seat is not None:
+            data["you"] = {"seat": seat, **self.private_view(seat)}
+        return data
 
     @abstractmethod
     def to_json(self) -> dict[str, Any]:

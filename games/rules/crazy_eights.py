@@ -381,9 +381,12 @@ class EightsState(GameState):
 
     # -- views ---------------------------------------------------------------
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "hand": self.hand_no,
+    def card_counts(self) -> list[int]:
+        return [len(hand) for hand in self.hands]
+
+    def public_view(self) -> dict[str, Any]:
+        return {
+            "hand_number": self.hand_no,
             "dealer": self.dealer,
             "turn": None if self.result is not None else self.turn,
             "target": self.target,
@@ -392,11 +395,11 @@ class EightsState(GameState):
             "called_suit": self.called_suit,
             "suit_to_follow": self.suit_to_follow if self.pile else None,
             "stock_size": len(self.stock),
-            "hand_sizes": [len(h) for h in self.hands],
-            "totals": list(self.totals),
             "hands_played": [dict(h) for h in self.history],
         }
-        if seat is not None:
-            data["hand_cards"] = sort_hand(self.hands[seat])
-            data["drawn"] = self.drawn if seat == self.turn else None
-        return data
+
+    def private_view(self, seat: int) -> dict[str, Any]:
+        return {
+            "hand": sort_hand(self.hands[seat]),
+            "drawn": self.drawn if seat == self.turn else None,
+        }

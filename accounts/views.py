@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from accounts.serializers import (
+    AccountSerializer,
+    RegisterSerializer,
+    TokenRequestSerializer,
+    TokenSerializer,
+)
+from accounts.services import account_register, token_for
+
+
+class RegisterView(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "accounts"
+
+    @extend_schema(request=RegisterSerializer, responses={201: AccountSerializer})
+    def post(self, request: Request) -> Response:
+        """Create an account; the answer carries its API token."""
+        serializer = RegisterSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user, token = account_register(**serializer.validated_data)
+        return Response(
+            {"username": user.username, "email": user.email, "token": token.key},
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class TokenView(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "accounts"
+
+    @extend_schema(request=TokenRequestSerializer, responses={200: TokenSerializer})
+    def post(self, request: Request) -> Response:
+        """A token for `Authorization: Token <key>`."""
+        serializer = TokenRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        token = token_for(**serializer.validated_data)
+        return Response({"token": token.key})

@@ -1,0 +1,173 @@
+"""Fairdeal's settings, read from the environment.
+
+``FAIRDEAL_ENV`` is ``development`` (the default: SQLite, an in-memory broker,
+a development secret key), ``test`` or ``production``. Production refuses to
+start on any development default: it needs ``SECRET_KEY``, ``DATABASE_URL``
+(PostgreSQL), ``ALLOWED_HOSTS`` and ``CELERY_BROKER_URL`` from the environment.
+"""
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+env = environ.Env()
+if (BASE_DIR / ".env").is_file():
+    env.read_env(BASE_DIR / ".env")
+
+FAIRDEAL_ENV = env.str("FAIRDEAL_ENV", default="development")
+if FAIRDEAL_ENV not in ("development", "test", "production"):
+    raise ImproperlyConfigured("FAIRDEAL_ENV is development, test or production")
+PRODUCTION = FAIRDEAL_ENV == "production"
+
+DEVELOPMENT_SECRET_KEY = "development-only-insecure-key-never-use-in-production"
+SECRET_KEY = env.str("SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
+DEBUG = env.bool("DEBUG", default=FAIRDEAL_ENV == "development")
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
+
+DEFAULT_DATABASE_URL = f"sqlite:///{VAR_DIR / 'fairdeal.sqlite3'}"
+DATABASES = {"default": env.db_url("DATABASE_URL", default=DEFAULT_DATABASE_URL)}
+DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    VAR_DIR.mkdir(exist_ok=True)
+    # Readers wait for a writer instead of failing at once.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("timeout", 20)
+
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="memory://")
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+
+if PRODUCTION:
+    problems = []
+    if SECRET_KEY == DEVELOPMENT_SECRET_KEY or len(SECRET_KEY) < 32:
+        problems.append("SECRET_KEY must be set to a long random value")
+    if DEBUG:
+        problems.append("DEBUG must be off")
+    if "DATABASE_URL" not in env or DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        problems.append("DATABASE_URL must name a PostgreSQL database")
+    if "ALLOWED_HOSTS" not in env:
+        problems.append("ALLOWED_HOSTS must be set")
+    if CELERY_BROKER_URL.startswith("memory://") or "CELERY_BROKER_URL" not in env:
+        problems.append("CELERY_BROKER_URL must name a real broker")
+    if problems:
+        raise ImproperlyConfigured("production settings refused: " + "; ".join(problems))
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "accounts",
+    "games",
+    "leaderboard",
+    "fairplay",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.middleware.BodySizeLimitMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-gb"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = env.path("STATIC_ROOT", default=VAR_DIR / "static")
+# Outside production, static files (the API docs page's) are served from the apps directly.
+WHITENOISE_USE_FINDERS = not PRODUCTION
+if not PRODUCTION:
+    Path(STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Request bodies are small JSON documents; anything larger is refused with 413.
+FAIRDEAL_MAX_BODY_BYTES = env.int("FAIRDEAL_MAX_BODY_BYTES", default=16 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = FAIRDEAL_MAX_BODY_BYTES
+
+# Per-move deadlines, in seconds: from a minute (configurable for tests) to a week.
+FAIRDEAL_MIN_DEADLINE_SECONDS = env.int("FAIRDEAL_MIN_DEADLINE_SECONDS", default=60)
+FAIRDEAL_MAX_DEADLINE_SECONDS = env.int("FAIRDEAL_MAX_DEADLINE_SECONDS", default=7 * 24 * 3600)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "DEFAULT_THROTTLE_RATES": {"accounts": env.str("FAIRDEAL_ACCOUNTS_RATE", default="60/min")},
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Fairdeal API",
+    "DESCRIPTION": (
+        "A play-by-deadline card room: tables, moves on a deadline, and deals "
+        "anyone can verify after the game. Authenticate with "
+        "`Authorization: Token <key>` from `POST /api/accounts/token/`."
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+}

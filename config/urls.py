@@ -1,0 +1,17 @@
+from django.contrib import admin
+from django.urls import include, path
+from games.pages import HomeView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("", HomeView.as_view(), name="home"),
+    path("admin/", admin.site.urls),
+    path("api/accounts/", include("accounts.urls")),
+    path("api/", include("games.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+]
+
+handler400 = "config.errors.bad_request"
+handler404 = "config.errors.not_found"
+handler500 = "config.errors.server_error"

@@ -1,0 +1,1 @@
+"""Fair play: commitments, signed records and the stand-alone verifier."""

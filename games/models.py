@@ -1,0 +1,156 @@
+"""Tables, seats and the append-only move log.
+
+The log is the truth: ``Move`` rows in ``seq`` order, replayed from the
+table's seed through the rules engine, give the game's state. ``Table.state``
+is a cache of that replay, written in the same transaction as each move, and
+``manage.py check_replays`` proves the two agree.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Table(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", "waiting for players"
+        PLAYING = "playing", "playing"
+        FINISHED = "finished", "finished"
+
+    game = models.CharField(max_length=32)
+    ruleset_version = models.CharField(max_length=64)
+    options = models.JSONField(default=dict)
+    seat_count = models.PositiveSmallIntegerField()
+    deadline_seconds = models.PositiveIntegerField()
+    rated = models.BooleanField(default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tables_created"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    # Moves with every applied action: a client posts the version it saw.
+    version = models.PositiveIntegerField(default=0)
+    # Secret until the game ends; only its SHA-256 commitment is public.
+    server_seed = models.BinaryField(max_length=32, editable=False)
+    commitment = models.CharField(max_length=64, editable=False)
+    state = models.JSONField(null=True, blank=True, editable=False)
+    to_act = models.JSONField(default=list, blank=True)
+    deadline_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    end_reason = models.CharField(max_length=16, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["status", "game"], name="table_status_game"),
+            models.Index(
+                fields=["deadline_at"],
+                name="table_playing_deadline",
+                condition=Q(status="playing"),
+            ),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=["open", "playing", "finished"]),
+                name="table_status_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(seat_count__gte=2) & Q(seat_count__lte=10),
+                name="table_seat_count_range",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="finished")
+                | (
+                    Q(result__isnull=False)
+                    & Q(finished_at__isnull=False)
+                    & Q(end_reason__in=["finished", "resigned", "timeout"])
+                ),
+                name="finished_table_has_result",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="open") | Q(state__isnull=False, started_at__isnull=False),
+                name="started_table_has_state",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="playing") | Q(result__isnull=True),
+                name="playing_table_has_no_result",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} table {self.pk} ({self.status})"
+
+
+class Seat(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="seats",
+    )
+    is_bot = models.BooleanField(default=False)
+    joined_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="seat_number_unique"),
+            models.UniqueConstraint(
+                fields=["table", "user"],
+                condition=Q(user__isnull=False),
+                name="one_seat_per_player",
+            ),
+            models.CheckConstraint(
+                condition=~(Q(is_bot=True) & Q(user__isnull=False)),
+                name="bot_seat_has_no_user",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.number} of table {self.table_id}"
+
+    @property
+    def is_free(self) -> bool:
+        return self.user_id is None and not self.is_bot
+
+
+class Move(models.Model):
+    """One entry of a table's log. ``seq`` 0 is the start (the deal); then one per action."""
+
+    class Kind(models.TextChoices):
+        START = "start", "start"
+        ACTION = "action", "action"
+        FORFEIT = "forfeit", "forfeit"
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    action = models.JSONField(null=True, blank=True)
+    events = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["table", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "seq"], name="move_seq_unique"),
+            models.CheckConstraint(
+                condition=Q(kind__in=["start", "action", "forfeit"]), name="move_kind_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="start") | Q(seat__isnull=False), name="move_has_seat"
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="start") | Q(seq=0), name="start_move_is_first"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"move {self.seq} of table {self.table_id}"

@@ -1,0 +1,169 @@
+"""Reads: a table as a given person may see it, and the lists of tables.
+
+Everything a client receives about a game passes through :func:`table_view`,
+which asks the engine for the caller's view. The raw state never leaves here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from games.models import Seat, Table
+from games.rules import find_ruleset
+
+RECENT_MOVES = 12
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def seat_of(table: Table, user: AbstractBaseUser | AnonymousUser) -> int | None:
+    if not user.is_authenticated:
+        return None
+    for seat in table.seats.all():
+        if seat.user_id == user.pk:
+            return seat.number
+    return None
+
+
+def _seats(table: Table, counts: list[int] | None, totals: list[int] | None) -> list[dict]:
+    return [
+        {
+            "seat": seat.number,
+            "player": seat.user.username if seat.user_id else None,
+            "bot": seat.is_bot,
+            "cards": counts[seat.number] if counts is not None else None,
+            "total": totals[seat.number] if totals is not None else None,
+        }
+        for seat in table.seats.all()
+    ]
+
+
+def _event_for(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """An event as ``seat`` may see it: public, plus its own private part. Never the chance outcome."""
+    data = dict(event["public"])
+    if seat is not None:
+        data.update(event.get("private", {}).get(str(seat), {}))
+    return data
+
+
+def recent_events(table: Table, seat: int | None, limit: int = RECENT_MOVES) -> list[dict]:
+    moves = list(table.moves.order_by("-seq")[:limit])
+    return [
+        {
+            "seq": move.seq,
+            "seat": move.seat,
+            "at": _iso(move.created_at),
+            "events": [_event_for(event, seat) for event in move.events],
+        }
+        for move in reversed(moves)
+    ]
+
+
+def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str, Any]:
+    """The table as ``user`` may see it: their own hand, never anybody else's."""
+    seat = seat_of(table, user)
+    data: dict[str, Any] = {
+        "id": table.pk,
+        "game": table.game,
+        "ruleset_version": table.ruleset_version,
+        "status": table.status,
+        "version": table.version,
+        "seat_count": table.seat_count,
+        "deadline_seconds": table.deadline_seconds,
+        "rated": table.rated,
+        "options": table.options,
+        "created_by": table.created_by.username,
+        "created_at": _iso(table.created_at),
+        "started_at": _iso(table.started_at),
+        "finished_at": _iso(table.finished_at),
+        "commitment": table.commitment,
+        "to_act": list(table.to_act),
+        "deadline": _iso(table.deadline_at),
+        "you": None,
+        "legal_actions": [],
+        "board": None,
+        "result": table.result,
+        "recent": [],
+    }
+    if table.state is None:
+        data["seats"] = _seats(table, None, None)
+        if seat is not None:
+            data["you"] = {"seat": seat, "hand": []}
+        return data
+    state = find_ruleset(table.game).load(table.state)
+    view = state.view(seat)
+    data["seats"] = _seats(table, view.pop("card_counts"), view.pop("totals"))
+    data["you"] = view.pop("you", None)
+    data["board"] = view
+    if seat is not None:
+        data["legal_actions"] = state.legal_actions(seat)
+    data["recent"] = recent_events(table, seat)
+    return data
+
+
+def _with_seats(tables: QuerySet[Table]) -> QuerySet[Table]:
+    return tables.select_related("created_by").prefetch_related(
+        Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("number"))
+    )
+
+
+def table_summary(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str, Any]:
+    seat = seat_of(table, user)
+    seats = list(table.seats.all())
+    return {
+        "id": table.pk,
+        "game": table.game,
+        "status": table.status,
+        "version": table.version,
+        "seat_count": table.seat_count,
+        "players": [s.user.username if s.user_id else None for s in seats],
+        "free_seats": sum(1 for s in seats if s.is_free),
+        "deadline_seconds": table.deadline_seconds,
+        "rated": table.rated,
+        "options": table.options,
+        "created_by": table.created_by.username,
+        "created_at": _iso(table.created_at),
+        "to_act": list(table.to_act),
+        "deadline": _iso(table.deadline_at),
+        "your_seat": seat,
+        "your_turn": seat is not None and seat in table.to_act,
+        "result": table.result,
+    }
+
+
+def open_tables(user: AbstractBaseUser | AnonymousUser, game: str | None = None) -> list[dict]:
+    """Tables waiting for players that the caller could join, oldest first."""
+    tables = Table.objects.filter(status=Table.Status.OPEN)
+    if game:
+        tables = tables.filter(game=game)
+    if user.is_authenticated:
+        tables = tables.exclude(seats__user=user)
+    tables = tables.annotate(free=Count("seats", filter=Q(seats__user__isnull=True))).filter(
+        free__gt=0
+    )
+    return [table_summary(t, user) for t in _with_seats(tables.order_by("created_at", "id")[:100])]
+
+
+def my_tables(user: AbstractBaseUser | AnonymousUser) -> list[dict]:
+    """The caller's tables: those waiting on them first, soonest deadline first."""
+    if not user.is_authenticated:
+        return []
+    tables = _with_seats(Table.objects.filter(seats__user=user).distinct())
+    summaries = [table_summary(t, user) for t in tables[:500]]
+    rank = {Table.Status.PLAYING: 1, Table.Status.OPEN: 2, Table.Status.FINISHED: 3}
+
+    def order(summary: dict[str, Any]) -> tuple:
+        waiting_on_me = 0 if summary["your_turn"] else 1
+        return (waiting_on_me, rank[summary["status"]], summary["deadline"] or "~", -summary["id"])
+
+    return sorted(summaries, key=order)
+
+
+def table_for_view(table_id: int) -> Table | None:
+    return _with_seats(Table.objects.filter(pk=table_id)).first()
+

@@ -1,0 +1,272 @@
+"""Everything that writes a table, each in one transaction under the table's row lock.
+
+The rules engine decides what is legal; these services load the state,
+call the engine, append the log entry and store the new cache, or raise a
+:class:`ServiceError` and change nothing.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from config.errors import ServiceError
+from games.models import Move, Seat, Table
+from games.rules import Event, GameState, find_ruleset
+from games.rules.base import RESIGNED
+from games.rules.chance import SEED_BYTES, SeededChance, commitment, game_seed
+
+
+class InvalidRequest(ServiceError):
+    code = "invalid"
+    status = 400
+
+
+class NotSeated(ServiceError):
+    code = "not_seated"
+    status = 403
+
+
+class TableNotFound(ServiceError):
+    code = "not_found"
+    status = 404
+
+
+class StaleVersion(ServiceError):
+    code = "stale_version"
+    status = 409
+
+
+class TableFull(ServiceError):
+    code = "table_full"
+    status = 409
+
+
+class AlreadySeated(ServiceError):
+    code = "already_seated"
+    status = 409
+
+
+class NotOpen(ServiceError):
+    code = "not_open"
+    status = 409
+
+
+class NotPlaying(ServiceError):
+    code = "not_playing"
+    status = 409
+
+
+class GameFinished(ServiceError):
+    code = "game_finished"
+    status = 409
+
+
+# -- helpers ------------------------------------------------------------------
+
+
+def table_chance(table: Table) -> SeededChance:
+    """The chance stream of a table: its server seed, mixed with no contributions yet."""
+    return SeededChance(game_seed(bytes(table.server_seed)))
+
+
+def load_state(table: Table) -> GameState:
+    return find_ruleset(table.game).load(table.state)
+
+
+def _lock(table_id: int) -> Table:
+    try:
+        return Table.objects.select_for_update().get(pk=table_id)
+    except Table.DoesNotExist:
+        raise TableNotFound(f"there is no table {table_id}") from None
+
+
+def _seat_of(table: Table, user: AbstractBaseUser) -> int:
+    number = (
+        Seat.objects.filter(table=table, user=user).values_list("number", flat=True).first()
+    )
+    if number is None:
+        raise NotSeated("you do not have a seat at this table")
+    return number
+
+
+def _events_json(events: list[Event]) -> list[dict[str, Any]]:
+    return [event.to_json() for event in events]
+
+
+def _store(table: Table, state: GameState, now: Any) -> None:
+    """Write the state cache and everything derived from it onto the table row."""
+    table.state = state.to_json()
+    table.to_act = list(state.to_act)
+    # Every move has the same deadline, counted from the move before it.
+    table.deadline_at = now + timedelta(seconds=table.deadline_seconds)
+    if state.is_over:
+        table.status = Table.Status.FINISHED
+        table.result = state.result
+        table.end_reason = state.result["reason"]
+        table.finished_at = now
+        table.to_act = []
+        table.deadline_at = None
+
+
+# -- creating and joining -----------------------------------------------------
+
+
+def validate_deadline(deadline: Any) -> int:
+    low = settings.FAIRDEAL_MIN_DEADLINE_SECONDS
+    high = settings.FAIRDEAL_MAX_DEADLINE_SECONDS
+    if isinstance(deadline, bool) or not isinstance(deadline, int):
+        raise InvalidRequest("deadline is a whole number of seconds")
+    if not low <= deadline <= high:
+        raise InvalidRequest(f"deadline must be between {low} and {high} seconds")
+    return deadline
+
+
+@transaction.atomic
+def table_create(
+    *,
+    user: AbstractBaseUser,
+    game: str,
+    seats: int,
+    deadline: int,
+    rated: bool = False,
+    options: dict[str, Any] | None = None,
+    bots: list[int] | None = None,
+) -> Table:
+    """Open a table with the creator in seat 0; the game starts when every seat is taken."""
+    ruleset = find_ruleset(game)
+    resolved = ruleset.validate(seats, options)
+    deadline = validate_deadline(deadline)
+    if bots:
+        raise InvalidRequest("bots cannot sit at tables yet; leave \"bots\" empty")
+    server_seed = secrets.token_bytes(SEED_BYTES)
+    table = Table.objects.create(
+        game=ruleset.id,
+        ruleset_version=ruleset.version,
+        options=resolved,
+        seat_count=seats,
+        deadline_seconds=deadline,
+        rated=rated,
+        created_by=user,
+        server_seed=server_seed,
+        commitment=commitment(server_seed),
+    )
+    now = timezone.now()
+    Seat.objects.bulk_create(
+        Seat(table=table, number=n, user=user if n == 0 else None, joined_at=now if n == 0 else None)
+        for n in range(seats)
+    )
+    return table
+
+
+@transaction.atomic
+def table_join(*, table_id: int, user: AbstractBaseUser) -> Table:
+    """Take the lowest free seat; deal the first hand when the last seat is taken."""
+    table = _lock(table_id)
+    if table.status != Table.Status.OPEN:
+        raise NotOpen("this table is no longer open: its game has started or ended")
+    if Seat.objects.filter(table=table, user=user).exists():
+        raise AlreadySeated("you already have a seat at this table")
+    free = Seat.objects.filter(table=table, user__isnull=True, is_bot=False).order_by("number")
+    seat = free.first()
+    if seat is None:
+        raise TableFull("every seat at this table is taken")
+    seat.user = user
+    seat.joined_at = timezone.now()
+    try:
+        with transaction.atomic():
+            seat.save(update_fields=["user", "joined_at"])
+    except IntegrityError:
+        raise AlreadySeated("you already have a seat at this table") from None
+    if not free.exclude(pk=seat.pk).exists():
+        _start(table)
+    return table
+
+
+def _start(table: Table) -> None:
+    ruleset = find_ruleset(table.game)
+    state, events = ruleset.new_game(table.seat_count, table.options, table_chance(table))
+    now = timezone.now()
+    table.status = Table.Status.PLAYING
+    table.started_at = now
+    _store(table, state, now)
+    Move.objects.create(table=table, seq=0, kind=Move.Kind.START, events=_events_json(events))
+    table.save()
+
+
+# -- playing ------------------------------------------------------------------
+
+
+def _playing_table(table_id: int, user: AbstractBaseUser) -> tuple[Table, int]:
+    table = _lock(table_id)
+    seat = _seat_of(table, user)
+    if table.status == Table.Status.OPEN:
+        raise NotPlaying("the game has not started: it starts when every seat is taken")
+    if table.status == Table.Status.FINISHED:
+        raise GameFinished("the game is over")
+    return table, seat
+
+
+def _append(table: Table, *, kind: str, seat: int, action: Any, events: list[Event]) -> Move:
+    table.version += 1
+    return Move.objects.create(
+        table=table,
+        seq=table.version,
+        kind=kind,
+        seat=seat,
+        action=action,
+        events=_events_json(events),
+    )
+
+
+@transaction.atomic
+def move_apply(*, table_id: int, user: AbstractBaseUser, version: int, action: Any) -> Table:
+    """Apply one of the caller's legal actions, if the caller saw the current version."""
+    table, seat = _playing_table(table_id, user)
+    if version != table.version:
+        raise StaleVersion(
+            f"the table has moved on: you saw version {version}, it is now {table.version}"
+        )
+    state = load_state(table)
+    events = state.apply(seat, action, table_chance(table))
+    _append(table, kind=Move.Kind.ACTION, seat=seat, action=action, events=events)
+    _store(table, state, timezone.now())
+    table.save()
+    return table
+
+
+@transaction.atomic
+def table_resign(*, table_id: int, user: AbstractBaseUser) -> Table:
+    """Resign, on one's turn or not: the seat finishes last and the game ends."""
+    table, seat = _playing_table(table_id, user)
+    state = load_state(table)
+    events = state.forfeit(seat, RESIGNED)
+    _append(table, kind=Move.Kind.FORFEIT, seat=seat, action={"reason": RESIGNED}, events=events)
+    _store(table, state, timezone.now())
+    table.save()
+    return table
+
+
+# -- replay -------------------------------------------------------------------
+
+
+def replay(table: Table) -> GameState | None:
+    """Rebuild the state from the log alone; None while the table is open."""
+    if table.status == Table.Status.OPEN:
+        return None
+    ruleset = find_ruleset(table.game)
+    chance = table_chance(table)
+    state, _ = ruleset.new_game(table.seat_count, table.options, chance)
+    for move in table.moves.exclude(kind=Move.Kind.START).order_by("seq"):
+        if move.kind == Move.Kind.ACTION:
+            state.apply(move.seat, move.action, chance)
+        else:
+            state.forfeit(move.seat, move.action["reason"])
+    return state
+

@@ -1,0 +1,1 @@
+"""Leaderboards and ratings per game: built by a later issue."""
