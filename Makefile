@@ -1,0 +1,44 @@
+# Fairdeal: `make run` starts the service, `make test` runs the whole test suite.
+# Both install what they need into .venv first; nothing but Python 3.11+ is assumed.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# The tests talk to a real PostgreSQL; override DATABASE_URL to point elsewhere.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/fairdeal
+
+.PHONY: install run test lint bench check-replays clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/python manage.py migrate --noinput
+	@echo
+	@echo "  Fairdeal is running at http://$(HOST):$(PORT)/  (API docs: http://$(HOST):$(PORT)/api/docs/)"
+	@echo
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+test: install
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} FAIRDEAL_ENV=test $(BIN)/pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+bench: install
+	$(BIN)/python bench/engine.py
+
+check-replays: install
+	$(BIN)/python manage.py check_replays
+
+clean:
+	rm -rf $(VENV) var .hypothesis
