@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.rules import RULESETS, find_ruleset  # noqa: E402
-from games.rules.chance import SeededChance  # noqa: E402
+from games.rules import RULESETS, find_ruleset
+from games.rules.chance import SeededChance
 
 
 def playout(game: str, seats: int, number: int) -> int:

@@ -26,6 +26,7 @@ class ServiceError(Exception):
         super().__init__(message)
         self.message = message
 
+
 _DRF_CODES = {
     exceptions.ParseError: "malformed_json",
     exceptions.NotAuthenticated: "not_authenticated",
@@ -45,7 +46,7 @@ def _sentence(detail: Any) -> str:
     if isinstance(detail, dict):
         for field, value in detail.items():
             message = _sentence(value)
-            return message if field == "non_field_errors" else f"{field}: {message}"
+            return message if field in ("non_field_errors", "detail") else f"{field}: {message}"
         return "The request is invalid."
     if isinstance(detail, list):
         return _sentence(detail[0]) if detail else "The request is invalid."
@@ -89,9 +90,16 @@ def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
 
 
+def api_not_found(request: HttpRequest, path: str = "") -> HttpResponse:
+    """Any unknown address under /api/: a JSON 404, in development too."""
+    return JsonResponse(error_body("not_found", "There is nothing at this address."), status=404)
+
+
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if _is_api(request):
-        return JsonResponse(error_body("not_found", "There is nothing at this address."), status=404)
+        return JsonResponse(
+            error_body("not_found", "There is nothing at this address."), status=404
+        )
     from django.views.defaults import page_not_found
 
     return page_not_found(request, exception)

@@ -48,7 +48,10 @@ if PRODUCTION:
         problems.append("SECRET_KEY must be set to a long random value")
     if DEBUG:
         problems.append("DEBUG must be off")
-    if "DATABASE_URL" not in env or DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    if (
+        "DATABASE_URL" not in env
+        or DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql"
+    ):
         problems.append("DATABASE_URL must name a PostgreSQL database")
     if "ALLOWED_HOSTS" not in env:
         problems.append("ALLOWED_HOSTS must be set")

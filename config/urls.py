@@ -1,7 +1,9 @@
 from django.contrib import admin
-from django.urls import include, path
-from games.pages import HomeView
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from config.errors import api_not_found
+from games.pages import HomeView
 
 urlpatterns = [
     path("", HomeView.as_view(), name="home"),
@@ -10,6 +12,7 @@ urlpatterns = [
     path("api/", include("games.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    re_path(r"^api/(?P<path>.*)$", api_not_found),
 ]
 
 handler400 = "config.errors.bad_request"

@@ -166,4 +166,3 @@ def my_tables(user: AbstractBaseUser | AnonymousUser) -> list[dict]:
 
 def table_for_view(table_id: int) -> Table | None:
     return _with_seats(Table.objects.filter(pk=table_id)).first()
-

@@ -88,9 +88,7 @@ def _lock(table_id: int) -> Table:
 
 
 def _seat_of(table: Table, user: AbstractBaseUser) -> int:
-    number = (
-        Seat.objects.filter(table=table, user=user).values_list("number", flat=True).first()
-    )
+    number = Seat.objects.filter(table=table, user=user).values_list("number", flat=True).first()
     if number is None:
         raise NotSeated("you do not have a seat at this table")
     return number
@@ -144,7 +142,7 @@ def table_create(
     resolved = ruleset.validate(seats, options)
     deadline = validate_deadline(deadline)
     if bots:
-        raise InvalidRequest("bots cannot sit at tables yet; leave \"bots\" empty")
+        raise InvalidRequest('bots cannot sit at tables yet; leave "bots" empty')
     server_seed = secrets.token_bytes(SEED_BYTES)
     table = Table.objects.create(
         game=ruleset.id,
@@ -159,7 +157,9 @@ def table_create(
     )
     now = timezone.now()
     Seat.objects.bulk_create(
-        Seat(table=table, number=n, user=user if n == 0 else None, joined_at=now if n == 0 else None)
+        Seat(
+            table=table, number=n, user=user if n == 0 else None, joined_at=now if n == 0 else None
+        )
         for n in range(seats)
     )
     return table
@@ -269,4 +269,3 @@ def replay(table: Table) -> GameState | None:
         else:
             state.forfeit(move.seat, move.action["reason"])
     return state
-

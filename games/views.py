@@ -38,6 +38,7 @@ class TableListView(APIView):
         return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
 
     @extend_schema(
+        operation_id="tables_list",
         parameters=[OpenApiParameter("game", str, description="only tables of this game")],
         responses={200: OpenApiTypes.OBJECT},
     )

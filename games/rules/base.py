@@ -134,11 +134,10 @@ class Option:
                 raise InvalidOptions(f"option {self.name!r} must be at least {self.minimum}")
             if self.maximum is not None and value > self.maximum:
                 raise InvalidOptions(f"option {self.name!r} must be at most {self.maximum}")
-        elif self.type == "choice":
-            if value not in self.choices:
-                raise InvalidOptions(
-                    f"option {self.name!r} must be one of {', '.join(map(str, self.choices))}"
-                )
+        elif self.type == "choice" and value not in self.choices:
+            raise InvalidOptions(
+                f"option {self.name!r} must be one of {', '.join(map(str, self.choices))}"
+            )
         return value
 
     def schema(self) -> dict[str, Any]:

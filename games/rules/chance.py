@@ -80,7 +80,7 @@ def event_key(seed: bytes, label: str, hand: int, seq: int) -> bytes:
 class Stream:
     """The unbounded byte stream of one event, consumed as 32-bit words."""
 
-    __slots__ = ("_key", "_block", "_buffer", "_offset")
+    __slots__ = ("_block", "_buffer", "_key", "_offset")
 
     def __init__(self, key: bytes) -> None:
         self._key = key

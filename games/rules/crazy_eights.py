@@ -54,7 +54,6 @@ from games.rules.base import (
     Action,
     Event,
     GameState,
-    IllegalAction,
     Ruleset,
     place_by_totals,
 )
@@ -205,7 +204,9 @@ class EightsState(GameState):
     def _deal(self, chance: Chance) -> list[Event]:
         self.hand_no += 1
         self.dealer = self.next_seat(self.dealer)
-        pack, event = self._chance(chance, "shuffle", "deal", self.ruleset.pack(self.seats, self.options))
+        pack, event = self._chance(
+            chance, "shuffle", "deal", self.ruleset.pack(self.seats, self.options)
+        )
         self.hands = [[] for _ in range(self.seats)]
         position = 0
         for _ in range(self.hand_size):
@@ -297,8 +298,8 @@ class EightsState(GameState):
                 return f"you do not hold {card}"
             if self.drawn is not None and card != self.drawn:
                 return f"you drew {self.drawn}, which plays, so you must play it"
-            if card[0] == EIGHT and action.get("suit") not in SUITS:
-                return "an eight calls a suit: add \"suit\" as one of C, D, H, S"
+            if card[0] == EIGHT and action.get("suit") not in tuple(SUITS):
+                return 'an eight calls a suit: add "suit" as one of C, D, H, S'
             if card[0] != EIGHT and set(action) != {"type", "card"}:
                 return "only an eight calls a suit"
             if not self.plays(card):

@@ -328,12 +328,14 @@ def test_an_eight_calls_for_the_suit_you_want() -> None:
     )
 
 
-def test_an_eight_played_without_calling_a_suit_is_refused() -> None:
+@pytest.mark.parametrize("suit", [None, "X", "CD", "", "h", 5, ["H"]])
+def test_an_eight_played_without_calling_a_suit_is_refused(suit: Any) -> None:
     state, _ = arrange([["8D", "3C"], ["4D"]], pile=["KS"])
+    action = {"type": "play", "card": "8D"}
+    if suit is not None:
+        action["suit"] = suit
     with pytest.raises(IllegalAction, match="an eight calls a suit"):
-        state.apply(0, play("8D"), StackedChance())
-    with pytest.raises(IllegalAction, match="an eight calls a suit"):
-        state.apply(0, play("8D", "X"), StackedChance())
+        state.apply(0, action, StackedChance())
 
 
 def test_only_an_eight_calls_a_suit() -> None:

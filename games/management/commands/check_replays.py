@@ -12,7 +12,9 @@ from games.services import replay
 
 
 class Command(BaseCommand):
-    help = "Replay each started table's move log from its seed and compare it with the stored state."
+    help = (
+        "Replay each started table's move log from its seed and compare it with the stored state."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("table_ids", nargs="*", type=int, help="only these tables")
