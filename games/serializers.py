@@ -26,3 +26,100 @@ class TableCreateSerializer(serializers.Serializer):
 class MoveSerializer(serializers.Serializer):
     version = StrictIntegerField(min_value=0, help_text="the table version the move was chosen on")
     action = serializers.DictField(help_text="one of legal_actions, unchanged")
+
+
+# -- response shapes, for the OpenAPI schema -------------------------------------------
+
+
+class SeatViewSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(
+        help_text="0 to seats-1, clockwise; a seat's left is the next number"
+    )
+    player = serializers.CharField(allow_null=True, help_text="username, or null for a free seat")
+    bot = serializers.BooleanField()
+    cards = serializers.IntegerField(allow_null=True, help_text="cards in hand, once dealt")
+    total = serializers.IntegerField(allow_null=True, help_text="running total for the match")
+
+
+class YouSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    hand = serializers.ListField(child=serializers.CharField(), help_text="your cards, e.g. 7H")
+
+
+class ResultSerializer(serializers.Serializer):
+    reason = serializers.ChoiceField(choices=["finished", "resigned", "timeout"])
+    seat = serializers.IntegerField(
+        allow_null=True, help_text="the seat that resigned or timed out"
+    )
+    places = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="each seat's place; 1 is first, equal totals share",
+    )
+    totals = serializers.ListField(child=serializers.IntegerField())
+
+
+class RecentMoveSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    seat = serializers.IntegerField(allow_null=True)
+    at = serializers.DateTimeField()
+    events = serializers.ListField(child=serializers.DictField())
+
+
+class TableViewSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    game = serializers.CharField()
+    ruleset_version = serializers.CharField()
+    status = serializers.ChoiceField(choices=["open", "playing", "finished"])
+    version = serializers.IntegerField(help_text="post it back with your move")
+    seat_count = serializers.IntegerField()
+    deadline_seconds = serializers.IntegerField()
+    rated = serializers.BooleanField()
+    options = serializers.DictField()
+    created_by = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    commitment = serializers.CharField(help_text="SHA-256 of the secret server seed, hex")
+    to_act = serializers.ListField(
+        child=serializers.IntegerField(), help_text="seats that owe an action"
+    )
+    deadline = serializers.DateTimeField(allow_null=True, help_text="when the owed action is due")
+    seats = SeatViewSerializer(many=True)
+    you = YouSerializer(allow_null=True, help_text="your seat and hand; null if you have no seat")
+    legal_actions = serializers.ListField(
+        child=serializers.DictField(), help_text="post one back unchanged as your action"
+    )
+    board = serializers.DictField(allow_null=True, help_text="what the table shows; game-specific")
+    result = ResultSerializer(allow_null=True)
+    recent = RecentMoveSerializer(many=True, help_text="the last moves, as you may see them")
+
+
+class TableSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    game = serializers.CharField()
+    status = serializers.CharField()
+    version = serializers.IntegerField()
+    seat_count = serializers.IntegerField()
+    players = serializers.ListField(child=serializers.CharField(allow_null=True))
+    free_seats = serializers.IntegerField()
+    deadline_seconds = serializers.IntegerField()
+    rated = serializers.BooleanField()
+    options = serializers.DictField()
+    created_by = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    to_act = serializers.ListField(child=serializers.IntegerField())
+    deadline = serializers.DateTimeField(allow_null=True)
+    your_seat = serializers.IntegerField(allow_null=True)
+    your_turn = serializers.BooleanField()
+    result = ResultSerializer(allow_null=True)
+
+
+class TableListSerializer(serializers.Serializer):
+    open = TableSummarySerializer(many=True, help_text="tables you could join, oldest first")
+    mine = TableSummarySerializer(many=True, help_text="your tables, those waiting on you first")
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="machine-readable, e.g. stale_version")
+    detail = serializers.CharField(help_text="a sentence for people")
+    fields = serializers.DictField(required=False, help_text="per-field messages for invalid input")

@@ -14,7 +14,13 @@ from rest_framework.views import APIView
 
 from games import selectors, services
 from games.rules import RULESETS
-from games.serializers import MoveSerializer, TableCreateSerializer
+from games.serializers import (
+    ErrorSerializer,
+    MoveSerializer,
+    TableCreateSerializer,
+    TableListSerializer,
+    TableViewSerializer,
+)
 
 
 def _table_response(table_id: int, request: Request, code: int = status.HTTP_200_OK) -> Response:
@@ -40,7 +46,7 @@ class TableListView(APIView):
     @extend_schema(
         operation_id="tables_list",
         parameters=[OpenApiParameter("game", str, description="only tables of this game")],
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: TableListSerializer},
     )
     def get(self, request: Request) -> Response:
         """Open tables the caller could join, and the caller's own tables (waiting on them first)."""
@@ -52,7 +58,9 @@ class TableListView(APIView):
             }
         )
 
-    @extend_schema(request=TableCreateSerializer, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(
+        request=TableCreateSerializer, responses={201: TableViewSerializer, 400: ErrorSerializer}
+    )
     def post(self, request: Request) -> Response:
         """Open a table; the creator takes seat 0 and the game starts when every seat is taken."""
         serializer = TableCreateSerializer(data=request.data)
@@ -64,14 +72,14 @@ class TableListView(APIView):
 class TableDetailView(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(responses={200: TableViewSerializer, 404: ErrorSerializer})
     def get(self, request: Request, table_id: int) -> Response:
         """The table as the caller may see it: their own hand and legal actions, nobody else's."""
         return _table_response(table_id, request)
 
 
 class JoinView(APIView):
-    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(request=None, responses={200: TableViewSerializer, 409: ErrorSerializer})
     def post(self, request: Request, table_id: int) -> Response:
         """Take a free seat; the first hand is dealt when the last seat is taken."""
         services.table_join(table_id=table_id, user=request.user)
@@ -79,7 +87,15 @@ class JoinView(APIView):
 
 
 class MoveView(APIView):
-    @extend_schema(request=MoveSerializer, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        request=MoveSerializer,
+        responses={
+            200: TableViewSerializer,
+            400: ErrorSerializer,
+            403: ErrorSerializer,
+            409: ErrorSerializer,
+        },
+    )
     def post(self, request: Request, table_id: int) -> Response:
         """Apply one of your legal actions, chosen on the version you post."""
         serializer = MoveSerializer(data=request.data)
@@ -89,7 +105,7 @@ class MoveView(APIView):
 
 
 class ResignView(APIView):
-    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(request=None, responses={200: TableViewSerializer, 409: ErrorSerializer})
     def post(self, request: Request, table_id: int) -> Response:
         """Resign, on your turn or not: your seat finishes last and the game ends."""
         services.table_resign(table_id=table_id, user=request.user)
