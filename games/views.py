@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors, services
-from games.rules import RULESETS
+from games.rules import RULESETS, find_ruleset
 from games.serializers import (
     ErrorSerializer,
     MoveSerializer,
@@ -51,6 +51,8 @@ class TableListView(APIView):
     def get(self, request: Request) -> Response:
         """Open tables the caller could join, and the caller's own tables (waiting on them first)."""
         game = request.query_params.get("game") or None
+        if game is not None:
+            find_ruleset(game)  # an unknown game is a 400, not an empty list
         return Response(
             {
                 "open": selectors.open_tables(request.user, game),

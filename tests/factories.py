@@ -1,0 +1,192 @@
+"""Factories and small helpers for the Django-backed tests.
+
+Users come from :class:`UserFactory`; tables are made through the services, as
+a client would make them, so that every table has a real seed, seats and log:
+:func:`open_table` opens one, :func:`started_table` fills every seat so the
+first hand is dealt. :func:`client_for` is an ``APIClient`` that sends the
+user's token the way any client does, ``Authorization: Token <key>``.
+
+:func:`play_match` plays a whole match through HTTP, each seat choosing among
+its own legal actions with a seeded ``random.Random``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+import factory
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
+from rest_framework.authtoken.models import Token
+from rest_framework.response import Response
+from rest_framework.test import APIClient
+
+from games import services
+from games.models import Move, Table
+from games.rules.chance import SEED_BYTES, commitment
+
+User = get_user_model()
+
+PASSWORD = "correct horse battery staple"
+GAME = "crazy-eights"
+DEADLINE = 86400
+TABLES = "/api/tables/"
+
+
+@lru_cache(maxsize=1)
+def _password_hash() -> str:
+    # Hashing is slow on purpose; every factory user shares one hash of PASSWORD.
+    return make_password(PASSWORD)
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = User
+        django_get_or_create = ("username",)
+
+    username = factory.Sequence(lambda n: f"player{n}")
+    email = factory.LazyAttribute(lambda user: f"{user.username}@example.com")
+    password = factory.LazyFunction(_password_hash)
+
+
+class TokenFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Token
+        django_get_or_create = ("user",)
+
+    user = factory.SubFactory(UserFactory)
+
+
+def make_users(*names: str) -> list[Any]:
+    """One user per name: ``alice, bob = make_users("alice", "bob")``."""
+    return [UserFactory(username=name) for name in names]
+
+
+def client_for(user: Any | None = None, *, raise_errors: bool = True) -> APIClient:
+    """An API client sending ``user``'s token, or an anonymous one.
+
+    With ``raise_errors=False`` an exception in a view comes back as the 500
+    response a real client would get, so a test can assert on its status.
+    """
+    client = APIClient()
+    client.raise_request_exception = raise_errors
+    if user is not None:
+        client.credentials(HTTP_AUTHORIZATION=f"Token {TokenFactory(user=user).key}")
+    return client
+
+
+def table_url(table_id: int, action: str = "") -> str:
+    return f"{TABLES}{table_id}/{action + '/' if action else ''}"
+
+
+def open_table(creator: Any, seats: int = 2, **kwargs: Any) -> Table:
+    """A table opened by ``creator`` (seat 0), waiting for players."""
+    kwargs.setdefault("game", GAME)
+    kwargs.setdefault("deadline", DEADLINE)
+    return services.table_create(user=creator, seats=seats, **kwargs)
+
+
+def started_table(*players: Any, seed: bytes | None = None, **kwargs: Any) -> Table:
+    """A table with ``players`` in seat order; the first hand is dealt.
+
+    ``seed`` replaces the table's random server seed before the deal, so that a
+    test plays the same cards every run.
+    """
+    table = open_table(players[0], seats=len(players), **kwargs)
+    if seed is not None:
+        seed = seed.ljust(SEED_BYTES, b".")
+        Table.objects.filter(pk=table.pk).update(server_seed=seed, commitment=commitment(seed))
+    for player in players[1:]:
+        services.table_join(table_id=table.pk, user=player)
+    table.refresh_from_db()
+    return table
+
+
+def body(response: Response) -> Any:
+    return json.loads(response.content)
+
+
+def snapshot(table_id: int) -> dict[str, Any]:
+    """Everything a refused request must leave as it was."""
+    table = Table.objects.get(pk=table_id)
+    return {
+        "status": table.status,
+        "version": table.version,
+        "state": table.state,
+        "to_act": table.to_act,
+        "result": table.result,
+        "seats": list(table.seats.order_by("number").values_list("number", "user_id")),
+        "moves": list(table.moves.order_by("seq").values_list("seq", "kind", "seat", "action")),
+    }
+
+
+def assert_error(response: Response, status: int, code: str) -> dict[str, Any]:
+    """A JSON error with this status and code, and a sentence a person understands."""
+    assert response.status_code == status, (response.status_code, response.content)
+    assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
+    data = body(response)
+    assert data["code"] == code, data
+    assert isinstance(data["detail"], str) and data["detail"].strip(), data
+    return data
+
+
+def move(client: APIClient, table_id: int, version: Any, action: Any) -> Response:
+    return client.post(
+        table_url(table_id, "moves"), {"version": version, "action": action}, format="json"
+    )
+
+
+def seat_clients(table: Table, clients: dict[int, APIClient] | None = None) -> dict[int, APIClient]:
+    """One client per seat, by seat number."""
+    clients = dict(clients or {})
+    for seat in table.seats.select_related("user"):
+        if seat.number not in clients:
+            clients[seat.number] = client_for(seat.user)
+    return clients
+
+
+def play_match(
+    table: Table,
+    *,
+    rng: random.Random,
+    clients: dict[int, APIClient] | None = None,
+    until: Callable[[dict[str, Any]], bool] | None = None,
+    each_step: Callable[[dict[str, Any]], None] | None = None,
+    max_moves: int = 5000,
+) -> dict[str, Any]:
+    """Play through HTTP until the match ends (or ``until(view)`` holds).
+
+    Each step takes the view of the seat to act (the answer to its own last
+    move, or a fresh GET), picks one of its legal actions and posts it on the
+    version it saw. ``each_step`` sees that view before each move. Returns the
+    last view, the answer to the last move.
+    """
+    clients = seat_clients(table, clients)
+    view = body(clients[0].get(table_url(table.pk)))
+    for _ in range(max_moves):
+        if view["status"] != Table.Status.PLAYING:
+            return view
+        (seat,) = view["to_act"]
+        if view["you"]["seat"] != seat:
+            # The answer to a move is the mover's view; the next seat looks for itself.
+            response = clients[seat].get(table_url(table.pk))
+            assert response.status_code == 200, response.content
+            view = body(response)
+            assert view["you"]["seat"] == seat
+        if until is not None and until(view):
+            return view
+        if each_step is not None:
+            each_step(view)
+        action = rng.choice(view["legal_actions"])
+        response = move(clients[seat], table.pk, view["version"], action)
+        assert response.status_code == 200, (action, response.content)
+        view = body(response)
+    raise AssertionError(f"table {table.pk} did not finish in {max_moves} moves")
+
+
+def action_rows(table: Table) -> int:
+    return Move.objects.filter(table=table, seq__gt=0).count()

@@ -1,0 +1,202 @@
+"""Nobody sees another hand, the stock's order or the seed: checked at every step of a match.
+
+A whole four-seat match is played over HTTP. Before every move, and in the
+answer to every move, each seat's view, a watcher's and an anonymous one are
+compared with the server's own state (``Table.state``):
+
+* Apart from the recent-events history, the only cards a view may name are
+  the viewer's own hand and the top of the pile.
+* In the history a card may be named only as a card played, a hand's
+  starter, or a card the viewer itself drew.
+* No two cards that lie next to each other in the stock appear next to each
+  other anywhere, and no field is named after the stock, a hand list or a seed.
+* Neither the server seed nor the game seed appears, in hex or base64.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+from itertools import pairwise
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from games.models import Table
+from games.rules.chance import game_seed
+from tests.factories import (
+    TABLES,
+    body,
+    client_for,
+    make_users,
+    move,
+    seat_clients,
+    started_table,
+    table_url,
+)
+
+pytestmark = pytest.mark.django_db
+
+CARD = re.compile(r'"([A2-9TJQK][CDHS])"')
+SECRET_KEYS = {
+    "stock",
+    "hands",
+    "seed",
+    "server_seed",
+    "game_seed",
+    "chance",
+    "outcome",
+    "private",
+    "history",
+    "chance_seq",
+}
+
+
+def keys_of(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in keys_of(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in keys_of(v)}
+    return set()
+
+
+def secrets_of(table: Table) -> list[str]:
+    server_seed = bytes(table.server_seed)
+    seeds = (server_seed, game_seed(server_seed))
+    return [s.hex() for s in seeds] + [base64.b64encode(s).decode() for s in seeds]
+
+
+def assert_history_hides_hands(recent: list[dict[str, Any]], seat: int | None) -> None:
+    for entry in recent:
+        for event in entry["events"]:
+            for key, value in event.items():
+                named = CARD.findall(json.dumps(value))
+                if not named:
+                    continue
+                kind = event.get("type")
+                assert (kind, key) in {
+                    ("play", "card"),
+                    ("hand_dealt", "starter"),
+                    ("draw", "card"),
+                }, f"a card is named in the history: {event}"
+                if kind == "draw":
+                    assert seat is not None and event["seat"] == seat, (
+                        f"seat {seat} sees what seat {event['seat']} drew: {event}"
+                    )
+
+
+def assert_view_hides_secrets(response: Any, seat: int | None, table: Table) -> None:
+    assert response.status_code == 200, response.content
+    raw = response.content.decode()
+    view = json.loads(raw)
+    state = table.state
+    assert view["version"] == table.version
+
+    assert not keys_of(view) & SECRET_KEYS, keys_of(view) & SECRET_KEYS
+    for secret in secrets_of(table):
+        assert secret not in raw
+
+    assert not any(state["pile"][-1] in hand for hand in state["hands"])
+    own = set(state["hands"][seat]) if seat is not None else set()
+    visible = own | {state["pile"][-1]}
+    outside_history = json.dumps({k: v for k, v in view.items() if k != "recent"})
+    named = set(CARD.findall(outside_history))
+    assert named <= visible, f"seat {seat} sees {sorted(named - visible)}"
+    for other, hand in enumerate(state["hands"]):
+        if other != seat:
+            assert not {f'"{card}"' for card in hand if f'"{card}"' in outside_history}
+    if seat is not None:
+        assert sorted(view["you"]["hand"]) == sorted(state["hands"][seat])
+    assert_history_hides_hands(view["recent"], seat)
+
+    compact = json.dumps(view, separators=(",", ":"))
+    stock = state["stock"]
+    for below, above in pairwise(stock):
+        assert f'"{below}","{above}"' not in compact
+        assert f'"{above}","{below}"' not in compact
+    assert view["board"]["stock_size"] == len(stock)
+
+
+def test_no_view_ever_shows_another_hand_the_stock_or_the_seed() -> None:
+    players = make_users("alice", "bob", "charlie", "dave")
+    watcher = make_users("eve")[0]
+    # A seed whose match of some three hundred moves reshuffles the pile four times.
+    table = started_table(*players, seed=b"seed-4-5")
+    clients = seat_clients(table)
+    onlookers: list[APIClient] = [client_for(), client_for(watcher)]
+    rng = random.Random(4)
+    moves = 0
+
+    while True:
+        table = Table.objects.get(pk=table.pk)
+        views = {}
+        for seat, client in clients.items():
+            response = client.get(table_url(table.pk))
+            assert_view_hides_secrets(response, seat, table)
+            views[seat] = body(response)
+        for client in onlookers:
+            assert_view_hides_secrets(client.get(table_url(table.pk)), None, table)
+        if table.status != Table.Status.PLAYING:
+            break
+        (seat,) = table.to_act
+        action = rng.choice(views[seat]["legal_actions"])
+        response = move(clients[seat], table.pk, table.version, action)
+        assert_view_hides_secrets(response, seat, Table.objects.get(pk=table.pk))
+        moves += 1
+        assert moves < 3000, "the match did not end"
+
+    assert table.status == "finished"
+    listing = client_for(players[0]).get(TABLES).content.decode()
+    assert not CARD.search(listing)
+    for secret in secrets_of(table):
+        assert secret not in listing
+
+
+def _leak(kind: str, view: dict[str, Any], table: Table) -> None:
+    other_hand = table.state["hands"][1]
+    if kind == "a hand on the board":
+        view["board"]["peek"] = other_hand[:1]
+    elif kind == "another seat's draw":
+        view["recent"].append(
+            {"seq": 99, "events": [{"type": "draw", "seat": 1, "card": other_hand[0]}]}
+        )
+    elif kind == "a card under another name":
+        view["recent"].append(
+            {"seq": 99, "events": [{"type": "play", "seat": 1, "was": other_hand[0]}]}
+        )
+    elif kind == "the stock in order":
+        view["recent"].append(
+            {"seq": 99, "events": [{"type": "play", "card": table.state["stock"][5:7]}]}
+        )
+    elif kind == "a field named stock":
+        view["board"]["stock"] = []
+    elif kind == "the seed":
+        view["board"]["note"] = bytes(table.server_seed).hex()
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "a hand on the board",
+        "another seat's draw",
+        "a card under another name",
+        "the stock in order",
+        "a field named stock",
+        "the seed",
+    ],
+)
+def test_the_checks_catch_a_leak_of(kind: str) -> None:
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob)
+    response = client_for(alice).get(table_url(table.pk))
+    assert_view_hides_secrets(response, 0, table)
+    view = json.loads(response.content)
+
+    _leak(kind, view, table)
+    response.content = json.dumps(view).encode()
+
+    with pytest.raises(AssertionError):
+        assert_view_hides_secrets(response, 0, table)
