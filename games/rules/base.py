@@ -8,8 +8,10 @@ rebuild it by replaying the move log from :meth:`Ruleset.new_game`.
 The contract, in the players' terms:
 
 * ``state.to_act`` is the tuple of seats that owe an action now. It may hold one
-  seat (an ordinary turn), several (simultaneous choices, calls out of turn),
-  or none (the match is over). Deadlines hang on it.
+  seat (an ordinary turn), several (simultaneous choices), or none (the match
+  is over). Deadlines hang on it. A seat outside it may still have legal
+  actions that it need not take (a call out of turn, such as Dodo's catch):
+  those never carry a deadline.
 * ``state.legal_actions(seat)`` is the complete, finite list of what that seat
   may do now, each a small JSON-able dict. Posting one back unchanged is a
   legal move; anything else raises :class:`IllegalAction` with a reason.
@@ -274,15 +276,18 @@ class GameState(ABC):
         return self._apply(seat, dict(action), chance)
 
     def check(self, seat: int, action: Any) -> None:
+        """Raise unless ``action`` is, exactly, one of ``seat``'s legal actions now."""
         if self.is_over:
             raise GameOver("the game is over")
-        if not 0 <= seat < self.seats:
-            raise IllegalAction(f"there is no seat {seat}")
-        if seat not in self.to_act:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
+            raise IllegalAction(f"there is no seat {seat!r}")
+        legal = self.legal_actions(seat)
+        if not legal:
             raise NotYourTurn("you have nothing to do now: it is not your turn")
         if not isinstance(action, dict):
             raise IllegalAction("an action is a JSON object", code="malformed_action")
-        if action not in self.legal_actions(seat):
+        # ``in`` is the fast test; same_json then refuses a true where a 1 belongs.
+        if action not in legal or not same_json(action, legal[legal.index(action)]):
             raise IllegalAction(self.explain_illegal(seat, action))
 
     def explain_illegal(self, seat: int, action: Action) -> str:
@@ -307,6 +312,17 @@ class GameState(ABC):
             "totals": list(self.totals),
         }
         return [Event({"type": "game_over", "reason": reason, "seat": seat, **self.result})]
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON values: unlike ``==``, ``1``, ``1.0`` and ``true`` all differ."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
 
 
 def place_by_totals(

@@ -59,15 +59,19 @@ def game_seed(server_seed: bytes, contributions: Sequence[bytes] = ()) -> bytes:
     >>> game_seed(bytes(32)).hex()[:16]
     '01cfe36cebbe3b7f'
     """
-    if len(server_seed) != SEED_BYTES:
+    if not isinstance(server_seed, bytes) or len(server_seed) != SEED_BYTES:
         raise ValueError(f"a server seed is {SEED_BYTES} bytes")
+    if not all(isinstance(c, bytes) for c in contributions):
+        raise ValueError("each contribution is bytes")
     message = lp(_GAME_SEED_DOMAIN) + len(contributions).to_bytes(4, "big")
-    message += b"".join(lp(bytes(c)) for c in contributions)
+    message += b"".join(lp(c) for c in contributions)
     return _hmac(server_seed, message)
 
 
 def event_key(seed: bytes, label: str, hand: int, seq: int) -> bytes:
     """The key of one chance event: separate for each label, hand and number."""
+    if hand < 0 or seq < 0:
+        raise ValueError("hand and seq are never negative")
     message = (
         lp(_EVENT_DOMAIN)
         + lp(label.encode("ascii"))

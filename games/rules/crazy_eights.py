@@ -262,16 +262,22 @@ class EightsState(GameState):
         return bool(self.stock) or len(self.pile) > 1
 
     def _play_actions(self, cards: list[str]) -> list[Action]:
+        # The same test as plays(), hoisted out of the loop: this is the engine's hot path.
+        top_rank, top_suit = self.pile[-1]
+        suit = self.called_suit or top_suit
         actions: list[Action] = []
         seen: set[str] = set()
         for card in cards:
-            if card in seen or not self.plays(card):
+            rank = card[0]
+            if card in seen:
+                continue
+            if rank == EIGHT:
+                actions += [{"type": "play", "card": card, "suit": s} for s in SUITS]
+            elif card[1] == suit or (rank == top_rank and self.called_suit is None):
+                actions.append({"type": "play", "card": card})
+            else:
                 continue
             seen.add(card)
-            if card[0] == EIGHT:
-                actions.extend({"type": "play", "card": card, "suit": suit} for suit in SUITS)
-            else:
-                actions.append({"type": "play", "card": card})
         return actions
 
     def legal_actions(self, seat: int) -> list[Action]:
