@@ -42,8 +42,21 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 
+# The Ed25519 key that signs game records: PEM text in FAIRDEAL_SIGNING_KEY, or a
+# PEM file named by FAIRDEAL_SIGNING_KEY_FILE. Outside production a development
+# key is generated into var/ on first use; production refuses to start without one.
+FAIRDEAL_SIGNING_KEY = env.str("FAIRDEAL_SIGNING_KEY", default="")
+FAIRDEAL_SIGNING_KEY_FILE = env.str("FAIRDEAL_SIGNING_KEY_FILE", default="")
+FAIRDEAL_DEVELOPMENT_KEY_FILE = VAR_DIR / "development-signing-key.pem"
+
 if PRODUCTION:
     problems = []
+    if not FAIRDEAL_SIGNING_KEY and not (
+        FAIRDEAL_SIGNING_KEY_FILE and Path(FAIRDEAL_SIGNING_KEY_FILE).is_file()
+    ):
+        problems.append(
+            "FAIRDEAL_SIGNING_KEY or FAIRDEAL_SIGNING_KEY_FILE must give the record signing key"
+        )
     if SECRET_KEY == DEVELOPMENT_SECRET_KEY or len(SECRET_KEY) < 32:
         problems.append("SECRET_KEY must be set to a long random value")
     if DEBUG:

@@ -34,6 +34,8 @@ class Table(models.Model):
     # Secret until the game ends; only its SHA-256 commitment is public.
     server_seed = models.BinaryField(max_length=32, editable=False)
     commitment = models.CharField(max_length=64, editable=False)
+    # The server seed mixed with the players' contributions, fixed at the deal.
+    game_seed = models.BinaryField(max_length=32, null=True, blank=True, editable=False)
     state = models.JSONField(null=True, blank=True, editable=False)
     to_act = models.JSONField(default=list, blank=True)
     deadline_at = models.DateTimeField(null=True, blank=True)
@@ -72,7 +74,8 @@ class Table(models.Model):
                 name="finished_table_has_result",
             ),
             models.CheckConstraint(
-                condition=Q(status="open") | Q(state__isnull=False, started_at__isnull=False),
+                condition=Q(status="open")
+                | Q(state__isnull=False, started_at__isnull=False, game_seed__isnull=False),
                 name="started_table_has_state",
             ),
             models.CheckConstraint(

@@ -10,7 +10,9 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Prefetch, Q, QuerySet
+from django.urls import reverse
 
+from fairplay.services import contributions_of, receipt_view
 from games.models import Seat, Table
 from games.rules import find_ruleset
 
@@ -87,6 +89,9 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         "you": None,
         "legal_actions": [],
         "board": None,
+        "contributions": [receipt_view(c) for c in contributions_of(table)],
+        "verify_url": reverse("table-verify", args=[table.pk]),
+        "record_url": reverse("table-record", args=[table.pk]),
         "result": table.result,
         "recent": [],
     }

@@ -21,6 +21,21 @@ class TableCreateSerializer(serializers.Serializer):
     rated = serializers.BooleanField(default=False)
     options = serializers.DictField(default=dict)
     bots = serializers.ListField(child=StrictIntegerField(min_value=0), default=list, max_length=16)
+    entropy = serializers.CharField(
+        required=False,
+        max_length=256,
+        trim_whitespace=False,
+        help_text="optional: 16 to 64 random bytes in hex, mixed into the seed",
+    )
+
+
+class JoinSerializer(serializers.Serializer):
+    entropy = serializers.CharField(
+        required=False,
+        max_length=256,
+        trim_whitespace=False,
+        help_text="optional: 16 to 64 random bytes in hex, mixed into the seed",
+    )
 
 
 class MoveSerializer(serializers.Serializer):
@@ -90,6 +105,10 @@ class TableViewSerializer(serializers.Serializer):
         child=serializers.DictField(), help_text="post one back unchanged as your action"
     )
     board = serializers.DictField(allow_null=True, help_text="what the table shows; game-specific")
+    contributions = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="receipts of the players' entropy: seat, receipt, at",
+    )
     result = ResultSerializer(allow_null=True)
     recent = RecentMoveSerializer(many=True, help_text="the last moves, as you may see them")
 

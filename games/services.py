@@ -17,10 +17,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from config.errors import ServiceError
+from fairplay.models import Contribution
+from fairplay.services import TooLate, add_contribution, seed_for
 from games.models import Move, Seat, Table
 from games.rules import Event, GameState, find_ruleset
 from games.rules.base import RESIGNED
-from games.rules.chance import SEED_BYTES, SeededChance, commitment, game_seed
+from games.rules.chance import SEED_BYTES, SeededChance, commitment
 
 
 class InvalidRequest(ServiceError):
@@ -72,8 +74,8 @@ class GameFinished(ServiceError):
 
 
 def table_chance(table: Table) -> SeededChance:
-    """The chance stream of a table: its server seed, mixed with no contributions yet."""
-    return SeededChance(game_seed(bytes(table.server_seed)))
+    """The chance stream of a started table, from the game seed fixed at its deal."""
+    return SeededChance(bytes(table.game_seed))
 
 
 def load_state(table: Table) -> GameState:
@@ -136,6 +138,7 @@ def table_create(
     rated: bool = False,
     options: dict[str, Any] | None = None,
     bots: list[int] | None = None,
+    entropy: str | None = None,
 ) -> Table:
     """Open a table with the creator in seat 0; the game starts when every seat is taken."""
     ruleset = find_ruleset(game)
@@ -162,12 +165,17 @@ def table_create(
         )
         for n in range(seats)
     )
+    if entropy is not None:
+        add_contribution(table=table, seat=0, entropy=entropy)
     return table
 
 
 @transaction.atomic
-def table_join(*, table_id: int, user: AbstractBaseUser) -> Table:
-    """Take the lowest free seat; deal the first hand when the last seat is taken."""
+def table_join(*, table_id: int, user: AbstractBaseUser, entropy: str | None = None) -> Table:
+    """Take the lowest free seat, with an optional contribution to the seed.
+
+    The first hand is dealt when the last seat is taken.
+    """
     table = _lock(table_id)
     if table.status != Table.Status.OPEN:
         raise NotOpen("this table is no longer open: its game has started or ended")
@@ -184,12 +192,25 @@ def table_join(*, table_id: int, user: AbstractBaseUser) -> Table:
             seat.save(update_fields=["user", "joined_at"])
     except IntegrityError:
         raise AlreadySeated("you already have a seat at this table") from None
+    if entropy is not None:
+        add_contribution(table=table, seat=seat.number, entropy=entropy)
     if not free.exclude(pk=seat.pk).exists():
         _start(table)
     return table
 
 
+@transaction.atomic
+def table_contribute(*, table_id: int, user: AbstractBaseUser, entropy: Any) -> Contribution:
+    """Add the caller's entropy to the seed of a table that has not been dealt yet."""
+    table = _lock(table_id)
+    seat = _seat_of(table, user)
+    if table.status != Table.Status.OPEN:
+        raise TooLate("the cards have been dealt: contributions are taken before the deal")
+    return add_contribution(table=table, seat=seat, entropy=entropy)
+
+
 def _start(table: Table) -> None:
+    table.game_seed = seed_for(table)
     ruleset = find_ruleset(table.game)
     state, events = ruleset.new_game(table.seat_count, table.options, table_chance(table))
     now = timezone.now()
@@ -261,7 +282,7 @@ def replay(table: Table) -> GameState | None:
     if table.status == Table.Status.OPEN:
         return None
     ruleset = find_ruleset(table.game)
-    chance = table_chance(table)
+    chance = SeededChance(seed_for(table))
     state, _ = ruleset.new_game(table.seat_count, table.options, chance)
     for move in table.moves.exclude(kind=Move.Kind.START).order_by("seq"):
         if move.kind == Move.Kind.ACTION:

@@ -16,6 +16,7 @@ from games import selectors, services
 from games.rules import RULESETS, find_ruleset
 from games.serializers import (
     ErrorSerializer,
+    JoinSerializer,
     MoveSerializer,
     TableCreateSerializer,
     TableListSerializer,
@@ -81,10 +82,14 @@ class TableDetailView(APIView):
 
 
 class JoinView(APIView):
-    @extend_schema(request=None, responses={200: TableViewSerializer, 409: ErrorSerializer})
+    @extend_schema(
+        request=JoinSerializer, responses={200: TableViewSerializer, 409: ErrorSerializer}
+    )
     def post(self, request: Request, table_id: int) -> Response:
-        """Take a free seat; the first hand is dealt when the last seat is taken."""
-        services.table_join(table_id=table_id, user=request.user)
+        """Take a free seat, optionally adding entropy; the deal comes when the last seat is taken."""
+        serializer = JoinSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.table_join(table_id=table_id, user=request.user, **serializer.validated_data)
         return _table_response(table_id, request)
 
 

@@ -17,7 +17,7 @@ from games.rules import RULESETS, GameOver, IllegalAction, InvalidOptions, NotYo
 from games.rules.base import RANKS, STANDARD_PACK, Event
 from games.rules.chance import SeededChance
 from games.rules.crazy_eights import CrazyEights, EightsState
-from tests.rules.stacked import StackedChance, deal
+from tests.rules.stacked import StackedChance, StackError, deal
 
 RULES = CrazyEights()
 DRAW: dict[str, Any] = {"type": "draw"}
@@ -49,9 +49,7 @@ def stacked_game(
     """
     seats = len(hands)
     dealer = seats - 1 if dealer is None else dealer
-    chance = StackedChance(
-        first_dealer=dealer, deals=[deal(hands, starter, stock, dealer=dealer)]
-    )
+    chance = StackedChance(first_dealer=dealer, deals=[deal(hands, starter, stock, dealer=dealer)])
     state, events = RULES.new_game(seats, {}, chance)
     return state, chance, events
 
@@ -96,6 +94,20 @@ def cards_in(value: Any) -> set[str]:
     if isinstance(value, list | tuple):
         return set().union(*(cards_in(v) for v in value))
     return set()
+
+
+# -- The stacked deck itself ----------------------------------------------------
+
+
+def test_a_stacked_deck_cannot_invent_or_duplicate_a_card() -> None:
+    with pytest.raises(StackError, match="not being shuffled"):
+        RULES.new_game(2, {}, StackedChance(deals=[["AS", "AS"]]))
+    state, chance = arrange([["2C", "3D"], ["4S"]], pile=["2H", "9S", "5H"])
+    chance.reshuffles.append(["5H"])  # the top card of the pile is not reshuffled
+    with pytest.raises(StackError, match="not being shuffled"):
+        state.apply(0, DRAW, chance)
+    with pytest.raises(StackError):
+        RULES.new_game(2, {}, StackedChance(first_dealer=2))
 
 
 # -- The deal and the stock ----------------------------------------------------
@@ -277,6 +289,23 @@ def test_the_deal_moves_left_each_hand(seats: int) -> None:
         assert state.to_act == ((dealer + 1) % seats,)
 
 
+def test_each_hand_is_dealt_afresh_from_the_whole_pack() -> None:
+    state, chance = arrange([["5H"], ["KS", "2C"]], pile=["5C"])
+    second = [
+        ["AS", "2S", "3S", "4S", "5S", "6S", "7S"],
+        ["AH", "2H", "3H", "4H", "5H", "6H", "7H"],
+    ]
+    chance.deals.append(deal(second, "KD", ["QD"], dealer=0))
+    state.apply(0, play("5H"), chance)
+    shuffle = chance.asked[-1]
+    assert (shuffle.label, shuffle.hand, shuffle.items) == ("deal", 2, list(STANDARD_PACK))
+    assert (state.hand_no, state.dealer, state.to_act) == (2, 0, (1,))
+    assert state.hands == second
+    assert state.pile == ["KD"]
+    assert state.stock[-1] == "QD"
+    assert state.called_suit is None
+
+
 # -- Playing a card ------------------------------------------------------------
 
 
@@ -364,9 +393,7 @@ def test_the_rank_of_the_eight_itself_still_lets_another_eight_play() -> None:
 
 
 def test_the_called_suit_counts_until_the_next_card_goes_down() -> None:
-    state, _ = arrange(
-        [["4H", "KC"], ["4C", "9S", "QH"]], pile=["KD", "8S"], called_suit="H"
-    )
+    state, _ = arrange([["4H", "KC"], ["4C", "9S", "QH"]], pile=["KD", "8S"], called_suit="H")
     state.apply(0, play("4H"), StackedChance())
     assert state.called_suit is None
     # Now the 4H is what counts, by rank or by suit, and the spades are gone.
@@ -383,7 +410,9 @@ def test_an_eight_on_an_eight_calls_a_new_suit() -> None:
 @pytest.mark.parametrize("rank", [r for r in RANKS if r != "8"])
 def test_the_eight_is_the_only_special_card(rank: str) -> None:
     card = rank + "H"
-    state, _ = arrange([["2S", card], ["3S", "4S"], ["5S", "6S"]], pile=["KH" if rank != "K" else "QH"])
+    state, _ = arrange(
+        [["2S", card], ["3S", "4S"], ["5S", "6S"]], pile=["KH" if rank != "K" else "QH"]
+    )
     state.apply(0, play(card), StackedChance())
     assert state.to_act == (1,)
     assert state.called_suit is None
@@ -447,9 +476,7 @@ def test_you_cannot_draw_while_you_hold_an_eight() -> None:
 
 
 def test_you_draw_one_card_at_a_time_until_you_draw_one_that_plays() -> None:
-    state, _ = arrange(
-        [["2C", "3D"], ["4S"]], pile=["KH"], stock=["7S", "2D", "AC", "7H", "QS"]
-    )
+    state, _ = arrange([["2C", "3D"], ["4S"]], pile=["KH"], stock=["7S", "2D", "AC", "7H", "QS"])
     for drawn in ["7S", "2D", "AC"]:
         assert state.legal_actions(0) == [DRAW]
         events = state.apply(0, DRAW, StackedChance())
@@ -507,14 +534,14 @@ def test_everybody_sees_who_drew_but_only_the_drawer_sees_the_card() -> None:
     assert "7H" not in cards_in(state.view(None))
 
 
-def test_when_the_stock_runs_out_the_pile_is_shuffled_to_make_a_new_one_all_but_its_top_card() -> None:
+def test_when_the_stock_runs_out_the_pile_below_its_top_card_is_shuffled_into_a_new_stock() -> None:
     state, chance = arrange([["2C", "3D"], ["4S"]], pile=["2H", "9S", "KS", "5H"])
     chance.reshuffles.append(["9S", "KS", "2H"])
     assert state.legal_actions(0) == [DRAW]
     events = state.apply(0, DRAW, chance)
     (reshuffle,) = [asked for asked in chance.asked if asked.label == "reshuffle"]
     assert sorted(reshuffle.items) == ["2H", "9S", "KS"]  # the pile below its top card
-    assert reshuffle.hand == state.hand_no
+    assert (reshuffle.hand, reshuffle.seq) == (state.hand_no, 2)  # after first-dealer and deal
     assert events[0].public == {"type": "reshuffle", "hand": state.hand_no}
     assert events[0].chance is not None
     assert events[0].chance["outcome"] == ["9S", "KS", "2H"]
@@ -524,9 +551,7 @@ def test_when_the_stock_runs_out_the_pile_is_shuffled_to_make_a_new_one_all_but_
 
 
 def test_the_top_card_and_the_called_suit_stay_after_a_reshuffle() -> None:
-    state, chance = arrange(
-        [["2C", "3D"], ["4S"]], pile=["2H", "9S", "KS", "8S"], called_suit="H"
-    )
+    state, chance = arrange([["2C", "3D"], ["4S"]], pile=["2H", "9S", "KS", "8S"], called_suit="H")
     chance.reshuffles.append(["9S", "KS", "2H"])
     state.apply(0, DRAW, chance)
     assert state.pile == ["8S"]
@@ -544,7 +569,7 @@ def test_the_game_goes_on_with_the_stock_that_is_left_before_any_reshuffle() -> 
     assert state.pile == ["2H", "9S", "KS", "5H"]
 
 
-def test_with_the_stock_empty_and_the_pile_a_single_card_a_player_with_nothing_to_play_passes() -> None:
+def test_with_an_empty_stock_and_a_one_card_pile_a_player_with_nothing_to_play_passes() -> None:
     state, _ = arrange([["2C", "3D"], ["4H"], ["8S"]], pile=["KH"])
     assert state.legal_actions(0) == [PASS]
     events = state.apply(0, PASS, StackedChance())
@@ -904,7 +929,11 @@ def test_a_hand_in_view_does_not_show_the_order_the_cards_came_in() -> None:
 
 def test_the_public_view_holds_no_hand_at_all() -> None:
     state, _, _ = stacked_game(
-        [["AS", "2S", "3S", "4S", "5S"], ["AH", "2H", "3H", "4H", "5H"], ["AD", "2D", "3D", "4D", "5D"]],
+        [
+            ["AS", "2S", "3S", "4S", "5S"],
+            ["AH", "2H", "3H", "4H", "5H"],
+            ["AD", "2D", "3D", "4D", "5D"],
+        ],
         "KC",
     )
     view = state.view(None)
@@ -936,12 +965,17 @@ def first_legal(state: EightsState) -> tuple[int, dict[str, Any]]:
 def test_to_json_and_load_round_trip_to_an_identical_state_that_continues_identically() -> None:
     seed = bytes(range(32))
     state, _ = RULES.new_game(3, {}, SeededChance(seed))
-    for _ in range(30):
+    while state.hand_no < 2:  # a hand played, so there are totals and history to keep
+        state.apply(*first_legal(state), SeededChance(seed))
+    for _ in range(5):
         state.apply(*first_legal(state), SeededChance(seed))
     data = json.loads(json.dumps(state.to_json()))
     copy = RULES.load(data)
     assert copy.to_json() == state.to_json()
-    assert copy.view(1) == state.view(1)
+    assert copy.totals == state.totals != [0, 0, 0]
+    for seat in (None, 0, 1, 2):
+        assert copy.view(seat) == state.view(seat)
+    assert copy.view(None)["hands_played"] != []
     steps = 0
     while not state.is_over:
         seat, action = first_legal(state)
@@ -953,7 +987,7 @@ def test_to_json_and_load_round_trip_to_an_identical_state_that_continues_identi
         steps += 1
         assert steps < 5000
     assert copy.result == state.result
-    assert state.hand_no > 1
+    assert copy.view(None) == state.view(None)
 
 
 def test_loading_does_not_share_lists_with_the_data_it_was_loaded_from() -> None:

@@ -1,0 +1,50 @@
+"""The key that signs game records, from the settings."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from fairplay.signing import (
+    describe_public_key,
+    generate_private_key,
+    private_key_from_pem,
+    private_key_to_pem,
+)
+
+
+def _development_key(path: Path) -> bytes:
+    """Read the development key, creating it (readable by its owner only) on first use."""
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pem = private_key_to_pem(generate_private_key())
+        try:
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return path.read_bytes()  # another process made it first
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(pem)
+    return path.read_bytes()
+
+
+@cache
+def signing_key() -> Ed25519PrivateKey:
+    if settings.FAIRDEAL_SIGNING_KEY:
+        pem = settings.FAIRDEAL_SIGNING_KEY.encode()
+    elif settings.FAIRDEAL_SIGNING_KEY_FILE:
+        pem = Path(settings.FAIRDEAL_SIGNING_KEY_FILE).read_bytes()
+    elif settings.PRODUCTION:
+        raise ImproperlyConfigured("no record signing key is configured")
+    else:
+        pem = _development_key(Path(settings.FAIRDEAL_DEVELOPMENT_KEY_FILE))
+    return private_key_from_pem(pem)
+
+
+def public_key_document() -> dict[str, str]:
+    """What GET /api/fairplay/key/ publishes."""
+    return describe_public_key(signing_key().public_key())

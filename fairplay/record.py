@@ -1,0 +1,152 @@
+"""The public record of a finished match. No Django here.
+
+``build_record`` assembles the record from what the table stored; the Django
+side signs it with :func:`fairplay.signing.sign` and serves the envelope at
+``GET /api/tables/{id}/record/``. ``docs/fairplay.md`` specifies every field;
+``python -m fairplay.verify`` checks one.
+
+The record carries the versions it was made under (its format, the seed
+derivation, the game's rules), so that a verifier can refuse a record it
+cannot judge rather than give a wrong verdict.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from games.rules.base import Event
+from games.rules.chance import DERIVATION_VERSION, SEED_BYTES, commitment, game_seed
+
+RECORD_FORMAT = "fairdeal-record/1"
+
+RECORD_FIELDS = (
+    "format",
+    "derivation",
+    "table",
+    "game",
+    "ruleset_version",
+    "options",
+    "seats",
+    "seat_count",
+    "deadline_seconds",
+    "rated",
+    "commitment",
+    "server_seed",
+    "contributions",
+    "game_seed",
+    "log",
+    "result",
+    "status",
+    "created_at",
+    "started_at",
+    "finished_at",
+    "key_id",
+)
+LOG_FIELDS = ("seq", "kind", "seat", "action", "version", "at", "events")
+START, ACTION, FORFEIT = "start", "action", "forfeit"
+
+
+def receipt(entropy: bytes) -> str:
+    """What a player is shown for its contribution: SHA-256 of its bytes, hex."""
+    return hashlib.sha256(entropy).hexdigest()
+
+
+def events_json(events: Iterable[Event | Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Events as the record holds them: ``Event.to_json()``, deep-copied."""
+    return [
+        copy.deepcopy(event.to_json() if isinstance(event, Event) else dict(event))
+        for event in events
+    ]
+
+
+def log_entry(
+    *,
+    seq: int,
+    kind: str,
+    seat: int | None,
+    action: Mapping[str, Any] | None,
+    at: str,
+    events: Iterable[Event | Mapping[str, Any]],
+) -> dict[str, Any]:
+    """One step of the log: the start (seq 0), an action or a forfeit.
+
+    ``version`` is the table's version the step was applied at, ``seq - 1``;
+    the start has none. For a forfeit ``action`` is ``{"reason": ...}``.
+    """
+    if kind not in (START, ACTION, FORFEIT):
+        raise ValueError(f"unknown log entry kind {kind!r}")
+    if (kind == START) != (seq == 0):
+        raise ValueError("the start is entry 0, and only the start")
+    return {
+        "seq": seq,
+        "kind": kind,
+        "seat": seat,
+        "action": copy.deepcopy(dict(action)) if action is not None else None,
+        "version": None if kind == START else seq - 1,
+        "at": at,
+        "events": events_json(events),
+    }
+
+
+def build_record(
+    *,
+    table: int,
+    game: str,
+    ruleset_version: str,
+    options: Mapping[str, Any],
+    seat_count: int,
+    deadline_seconds: int,
+    rated: bool,
+    seats: Sequence[Mapping[str, Any]],
+    server_seed: bytes,
+    contributions: Sequence[tuple[int, bytes, str]],
+    log: Sequence[Mapping[str, Any]],
+    result: Mapping[str, Any],
+    created_at: str,
+    started_at: str,
+    finished_at: str,
+    key_id: str,
+) -> dict[str, Any]:
+    """The record of a finished match, ready to sign.
+
+    ``contributions`` are ``(seat, entropy, at)`` in the order they were mixed
+    into the game seed (seat order). ``seats`` are mappings with ``seat``,
+    ``player`` (a name or None) and ``bot``. ``log`` is the list of
+    :func:`log_entry` dicts. The commitment, the receipts and the game seed
+    are computed here, from the server seed and the contributions.
+    """
+    if not isinstance(server_seed, bytes) or len(server_seed) != SEED_BYTES:
+        raise ValueError(f"a server seed is {SEED_BYTES} bytes")
+    entropies = [entropy for _, entropy, _ in contributions]
+    return {
+        "format": RECORD_FORMAT,
+        "derivation": DERIVATION_VERSION,
+        "table": table,
+        "game": game,
+        "ruleset_version": ruleset_version,
+        "options": copy.deepcopy(dict(options)),
+        "seat_count": seat_count,
+        "deadline_seconds": deadline_seconds,
+        "rated": rated,
+        "seats": [
+            {"seat": seat["seat"], "player": seat["player"], "bot": bool(seat["bot"])}
+            for seat in seats
+        ],
+        "commitment": commitment(server_seed),
+        "server_seed": server_seed.hex(),
+        "contributions": [
+            {"seat": seat, "entropy": entropy.hex(), "receipt": receipt(entropy), "at": at}
+            for seat, entropy, at in contributions
+        ],
+        "game_seed": game_seed(server_seed, entropies).hex(),
+        "log": [copy.deepcopy(dict(entry)) for entry in log],
+        "result": copy.deepcopy(dict(result)),
+        "status": "finished",
+        "created_at": created_at,
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "key_id": key_id,
+    }

@@ -1,0 +1,83 @@
+"""A table's record: public parts while it runs, the signed whole once it has ended."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fairplay.keys import signing_key
+from fairplay.record import build_record
+from fairplay.services import contributions_of, receipt_view
+from fairplay.signing import key_id, sign
+from games.models import Move, Table
+from games.rules.chance import DERIVATION_VERSION
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _seats(table: Table) -> list[dict[str, Any]]:
+    return [
+        {"seat": s.number, "player": s.user.username if s.user_id else None, "bot": s.is_bot}
+        for s in table.seats.select_related("user").order_by("number")
+    ]
+
+
+def _log_entry(move: Move) -> dict[str, Any]:
+    return {
+        "seq": move.seq,
+        "kind": move.kind,
+        "seat": move.seat,
+        "action": move.action,
+        "version": move.seq - 1 if move.seq else None,
+        "at": _iso(move.created_at),
+        "events": move.events,
+    }
+
+
+def public_record(table: Table) -> dict[str, Any]:
+    """What anybody may know of a table before it ends: never the seed or a card."""
+    return {
+        "status": table.status,
+        "table": table.pk,
+        "game": table.game,
+        "ruleset_version": table.ruleset_version,
+        "derivation": DERIVATION_VERSION,
+        "options": table.options,
+        "seat_count": table.seat_count,
+        "deadline_seconds": table.deadline_seconds,
+        "rated": table.rated,
+        "seats": _seats(table),
+        "commitment": table.commitment,
+        "contributions": [receipt_view(c) for c in contributions_of(table)],
+        "created_at": _iso(table.created_at),
+        "started_at": _iso(table.started_at),
+    }
+
+
+def signed_record(table: Table) -> dict[str, Any]:
+    """The whole record of an ended table, signed: the envelope the verifier checks."""
+    if table.status != Table.Status.FINISHED:
+        raise ValueError("only an ended table has a record to sign")
+    key = signing_key()
+    record = build_record(
+        table=table.pk,
+        game=table.game,
+        ruleset_version=table.ruleset_version,
+        options=table.options,
+        seat_count=table.seat_count,
+        deadline_seconds=table.deadline_seconds,
+        rated=table.rated,
+        seats=_seats(table),
+        server_seed=bytes(table.server_seed),
+        contributions=[
+            (c.seat, bytes(c.entropy), c.created_at.isoformat()) for c in contributions_of(table)
+        ],
+        log=[_log_entry(move) for move in table.moves.order_by("seq")],
+        result=table.result,
+        created_at=_iso(table.created_at),
+        started_at=_iso(table.started_at),
+        finished_at=_iso(table.finished_at),
+        key_id=key_id(key.public_key()),
+    )
+    return sign(record, key)

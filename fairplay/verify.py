@@ -1,0 +1,726 @@
+"""Check a signed Fairdeal record on your own machine: no Django, no database, no network.
+
+    python -m fairplay.verify RECORD.json [--key PUBLIC_KEY]
+
+``PUBLIC_KEY`` is 64 hex characters (the raw Ed25519 key) or the path of a
+file holding the key as PEM or hex; it is published at ``GET
+/api/fairplay/key/``. Without ``--key`` the key inside the record is used,
+which proves the record intact but not who signed it.
+
+The checks run in the order ``docs/fairplay.md`` specifies, and the first that
+fails is reported in words:
+
+1. the envelope is a signed record; its format, seed derivation, game and
+   rules versions are ones this verifier knows (otherwise it refuses to judge:
+   exit 2, never a wrong verdict);
+2. the Ed25519 signature over the record's RFC 8785 canonical JSON;
+3. the record's fields and their types;
+4. the commitment is SHA-256 of the server seed; each receipt is SHA-256 of
+   its contribution; the game seed is derived from the server seed and every
+   contribution, in order;
+5. the replay: the game is started from the game seed and every step of the
+   log applied through the rules engine; each action must be legal, and every
+   event it causes (every dealt, drawn and reshuffled card) must equal the
+   recorded one;
+6. the game is over and its result is the recorded one.
+
+Exit status: 0 and a one-line summary when everything holds; 1 and
+``FAILED: <the first discrepancy>`` when something does not; 2 when the record
+cannot be judged (unreadable, not JSON, not a record, unknown versions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from fairplay.record import ACTION, FORFEIT, LOG_FIELDS, RECORD_FIELDS, RECORD_FORMAT, START
+from fairplay.signing import (
+    CannotJudge,
+    VerificationError,
+    check_signature,
+    load_public_key,
+)
+from games.rules import RULESETS
+from games.rules.base import (
+    FORFEIT_REASONS,
+    RESIGNED,
+    GameOver,
+    GameState,
+    IllegalAction,
+    InvalidOptions,
+    NotYourTurn,
+    Ruleset,
+    same_json,
+)
+from games.rules.chance import DERIVATION_VERSION, SEED_BYTES, SeededChance, game_seed
+
+KNOWN_FORMATS = (RECORD_FORMAT,)
+KNOWN_DERIVATIONS = (DERIVATION_VERSION,)
+
+_HEX = re.compile(r"(?:[0-9a-f]{2})*")
+
+__all__ = [
+    "CannotJudge",
+    "Summary",
+    "VerificationError",
+    "load_envelope",
+    "main",
+    "verify",
+]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a record that holds says, for the one-line report."""
+
+    table: int
+    game: str
+    ruleset_version: str
+    seats: int
+    actions: int
+    chance_events: int
+    places: list[int]
+    forfeit: dict[str, Any] | None
+    key_id: str
+    pinned: bool
+
+    def line(self) -> str:
+        parts = [
+            f"OK table {self.table}: {self.game} ({self.ruleset_version})",
+            _count(self.seats, "seat"),
+            _count(self.actions, "action"),
+            _count(self.chance_events, "chance event"),
+            "places " + " ".join(str(place) for place in self.places),
+        ]
+        if self.forfeit is not None:
+            verb = "resigned" if self.forfeit["reason"] == RESIGNED else "timed out"
+            parts.append(f"seat {self.forfeit['seat']} {verb}")
+        pinned = "pinned" if self.pinned else "not pinned: pass --key to check who signed it"
+        parts.append(f"signed by key {self.key_id} ({pinned})")
+        return ", ".join(parts)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+# -- the checks, in order ------------------------------------------------------
+
+
+def verify(envelope: Any, public_key: Ed25519PublicKey | None = None) -> Summary:
+    """Check a signed record; raise :class:`VerificationError` at the first discrepancy.
+
+    :class:`CannotJudge` (a subclass) means the record could not be judged at
+    all. With ``public_key`` the record must be signed by that key.
+    """
+    record = _check_envelope(envelope)
+    ruleset = _check_versions(record)
+    kid = check_signature(envelope, public_key)
+    _check_fields(record, ruleset)
+    server_seed = _check_commitment(record)
+    entropies = _check_receipts(record)
+    seed = _check_game_seed(record, server_seed, entropies)
+    state, actions, chance_events = _replay(record, ruleset, seed)
+    _check_result(record, state)
+    assert state.result is not None
+    result = state.result
+    return Summary(
+        table=record["table"],
+        game=record["game"],
+        ruleset_version=record["ruleset_version"],
+        seats=record["seat_count"],
+        actions=actions,
+        chance_events=chance_events,
+        places=list(result["places"]),
+        forfeit=None if result.get("reason") not in FORFEIT_REASONS else result,
+        key_id=kid,
+        pinned=public_key is not None,
+    )
+
+
+def _check_envelope(envelope: Any) -> dict[str, Any]:
+    if not isinstance(envelope, dict):
+        raise CannotJudge("this is not a signed record: it is not a JSON object")
+    if sorted(envelope) != ["record", "signature"]:
+        fields = ", ".join(sorted(envelope)) or "none"
+        raise CannotJudge(
+            "this is not a signed record: a signed record is an object with exactly the "
+            f"fields record and signature (this one has {fields})"
+        )
+    if not isinstance(envelope["record"], dict):
+        raise CannotJudge("this is not a signed record: its record is not a JSON object")
+    return envelope["record"]
+
+
+def _check_versions(record: dict[str, Any]) -> Ruleset:
+    """Refuse, rather than misjudge, a record made under versions we do not know."""
+    for name, known, what in (
+        ("format", KNOWN_FORMATS, "in format"),
+        ("derivation", KNOWN_DERIVATIONS, "made with the seed derivation"),
+    ):
+        value = record.get(name)
+        if not isinstance(value, str):
+            raise CannotJudge(f"this is not a Fairdeal record: it names no {name}")
+        if value not in known:
+            raise CannotJudge(
+                f"this record is {what} {value}; this verifier knows {', '.join(known)}"
+            )
+    game = record.get("game")
+    if not isinstance(game, str) or game not in RULESETS:
+        raise CannotJudge(
+            f"this record is of the game {game!r}; this verifier knows {', '.join(RULESETS)}"
+        )
+    ruleset = RULESETS[game]
+    version = record.get("ruleset_version")
+    if version != ruleset.version:
+        raise CannotJudge(
+            f"this record was made under {version}; this verifier knows {ruleset.version}"
+            if isinstance(version, str)
+            else "this is not a Fairdeal record: it names no ruleset_version"
+        )
+    return ruleset
+
+
+def _check_fields(record: dict[str, Any], ruleset: Ruleset) -> None:
+    """Every field present, of its type, and nothing else; no fractional numbers."""
+    missing = [name for name in RECORD_FIELDS if name not in record]
+    if missing:
+        raise VerificationError(f"the record has no field {missing[0]}")
+    extra = sorted(set(record) - set(RECORD_FIELDS))
+    if extra:
+        raise VerificationError(f"the record has a field this format does not define: {extra[0]}")
+    where = _find_float(record, "")
+    if where is not None:
+        raise VerificationError(
+            f"the record holds a fractional number at {where}; records hold whole numbers only"
+        )
+
+    def need(name: str, ok: Callable[[Any], bool], what: str) -> None:
+        if not ok(record[name]):
+            raise VerificationError(f"the record's {name} must be {what}")
+
+    need("table", _is_int, "a whole number")
+    need("options", lambda v: isinstance(v, dict), "an object")
+    need("seat_count", _is_int, "a whole number")
+    need("deadline_seconds", _is_int, "a whole number")
+    need("rated", lambda v: isinstance(v, bool), "true or false")
+    need("seats", lambda v: isinstance(v, list), "a list")
+    for name in ("commitment", "server_seed", "game_seed"):
+        need(name, lambda v: _is_hex(v, SEED_BYTES), "64 lowercase hex characters")
+    need("contributions", lambda v: isinstance(v, list), "a list")
+    need("log", lambda v: isinstance(v, list) and len(v) > 0, "a non-empty list")
+    need("result", lambda v: isinstance(v, dict), "an object")
+    for name in ("status", "created_at", "started_at", "finished_at", "key_id"):
+        need(name, lambda v: isinstance(v, str), "a string")
+
+    seat_count = record["seat_count"]
+    try:
+        ruleset.validate(seat_count, record["options"])
+    except InvalidOptions as exc:
+        raise VerificationError(
+            f"{ruleset.version} refuses this table's seats or options: {exc.message}"
+        ) from None
+
+    seats = record["seats"]
+    if len(seats) != seat_count:
+        raise VerificationError(
+            f"the record lists {len(seats)} seats, but its seat_count is {seat_count}"
+        )
+    for index, seat in enumerate(seats):
+        if (
+            not isinstance(seat, dict)
+            or sorted(seat) != ["bot", "player", "seat"]
+            or seat["seat"] != index
+            or not _is_int(seat["seat"])
+            or not (seat["player"] is None or isinstance(seat["player"], str))
+            or not isinstance(seat["bot"], bool)
+        ):
+            raise VerificationError(
+                f'seat entry {index} must be {{"seat": {index}, "player": a name or null, '
+                '"bot": true or false}'
+            )
+
+    previous = -1
+    for index, contribution in enumerate(record["contributions"]):
+        if (
+            not isinstance(contribution, dict)
+            or sorted(contribution) != ["at", "entropy", "receipt", "seat"]
+            or not _is_int(contribution["seat"])
+            or not _is_hex(contribution["entropy"])
+            or not _is_hex(contribution["receipt"], 32)
+            or not isinstance(contribution["at"], str)
+        ):
+            raise VerificationError(
+                f"contribution {index} must have seat (a whole number), entropy (hex), "
+                "receipt (64 hex characters) and at (a string)"
+            )
+        seat = contribution["seat"]
+        if not 0 <= seat < seat_count:
+            raise VerificationError(f"contribution {index} is from seat {seat}, which is no seat")
+        if seat <= previous:
+            raise VerificationError(
+                f"contribution {index} (seat {seat}) is out of seat order, or a second "
+                "contribution from one seat; contributions are mixed in seat order, one a seat"
+            )
+        previous = seat
+
+
+def _check_commitment(record: dict[str, Any]) -> bytes:
+    server_seed = bytes.fromhex(record["server_seed"])
+    digest = hashlib.sha256(server_seed).hexdigest()
+    if digest != record["commitment"]:
+        raise VerificationError(
+            f"the server seed does not match the commitment: its SHA-256 is {digest}, "
+            f"the commitment is {record['commitment']}"
+        )
+    return server_seed
+
+
+def _check_receipts(record: dict[str, Any]) -> list[bytes]:
+    entropies = []
+    for contribution in record["contributions"]:
+        entropy = bytes.fromhex(contribution["entropy"])
+        if hashlib.sha256(entropy).hexdigest() != contribution["receipt"]:
+            raise VerificationError(
+                f"the receipt of seat {contribution['seat']}'s contribution is not the "
+                "SHA-256 of its entropy"
+            )
+        entropies.append(entropy)
+    return entropies
+
+
+def _check_game_seed(record: dict[str, Any], server_seed: bytes, entropies: list[bytes]) -> bytes:
+    seed = game_seed(server_seed, entropies)
+    claimed = bytes.fromhex(record["game_seed"])
+    if seed == claimed:
+        return seed
+    # Name the contribution left out, if that is what happened.
+    seats = [contribution["seat"] for contribution in record["contributions"]]
+    for index, seat in enumerate(seats):
+        if game_seed(server_seed, entropies[:index] + entropies[index + 1 :]) == claimed:
+            raise VerificationError(f"the contribution of seat {seat} was not used")
+    if len(entropies) > 1 and game_seed(server_seed, []) == claimed:
+        raise VerificationError("none of the contributions was used")
+    raise VerificationError(
+        "the game seed is not derived from the server seed and the contributions"
+    )
+
+
+# -- the replay ----------------------------------------------------------------
+
+
+def _replay(record: dict[str, Any], ruleset: Ruleset, seed: bytes) -> tuple[GameState, int, int]:
+    """Replay the log through the engine; return the final state and the counts."""
+    chance = SeededChance(seed)
+    seat_count = record["seat_count"]
+    log = record["log"]
+    state: GameState | None = None
+    actions = chance_events = 0
+    for index, entry in enumerate(log):
+        where = "the start" if index == 0 else f"action {index}"
+        _check_entry(entry, index)
+        kind, seat, action = entry["kind"], entry["seat"], entry["action"]
+        if kind == START:
+            try:
+                state, produced = ruleset.new_game(seat_count, record["options"], chance)
+            except Exception as exc:  # the engine refusing what validate() accepted
+                raise CannotJudge(f"the replay could not start the game: {exc}") from None
+        else:
+            assert state is not None
+            if not _is_int(seat) or not 0 <= seat < seat_count:
+                raise VerificationError(f"{where}: there is no seat {seat!r}")
+            if kind == ACTION:
+                produced = _apply(state, where, seat, action, chance)
+                actions += 1
+            else:
+                produced = _forfeit(state, where, seat, action)
+        replayed = [_plain(event.to_json()) for event in produced]
+        chance_events += sum(1 for event in replayed if "chance" in event)
+        _compare_events(index, where, entry["events"], replayed)
+    assert state is not None
+    if not state.is_over:
+        owing = " and ".join(f"seat {s}" for s in state.to_act) or "nobody"
+        raise VerificationError(
+            f"the log ends before the game is over: {owing} still owed an action"
+        )
+    return state, actions, chance_events
+
+
+def _check_entry(entry: Any, index: int) -> None:
+    name = "the start (log entry 0)" if index == 0 else f"log entry {index}"
+    if not isinstance(entry, dict) or sorted(entry) != sorted(LOG_FIELDS):
+        raise VerificationError(f"{name} must have exactly the fields {', '.join(LOG_FIELDS)}")
+    if entry["seq"] != index or not _is_int(entry["seq"]):
+        raise VerificationError(
+            f"log entry {index} has seq {entry['seq']!r}; the log is numbered from 0 without gaps"
+        )
+    if not isinstance(entry["at"], str):
+        raise VerificationError(f"{name} has no time (at)")
+    if not isinstance(entry["events"], list):
+        raise VerificationError(f"{name}'s events must be a list")
+    if index == 0:
+        if entry["kind"] != START or any(
+            entry[k] is not None for k in ("seat", "action", "version")
+        ):
+            raise VerificationError(
+                'the log must begin with the start: kind "start", and seat, action and version null'
+            )
+        return
+    if entry["kind"] not in (ACTION, FORFEIT):
+        raise VerificationError(
+            f"log entry {index} has kind {entry['kind']!r}; after the start, each entry is an "
+            "action or a forfeit"
+        )
+    if entry["version"] != index - 1 or not _is_int(entry["version"]):
+        raise VerificationError(
+            f"action {index} was applied at version {index - 1}, but the record says "
+            f"{entry['version']!r}"
+        )
+
+
+def _apply(state: GameState, where: str, seat: int, action: Any, chance: SeededChance) -> list:
+    try:
+        return state.apply(seat, action, chance)
+    except IllegalAction as exc:
+        raise VerificationError(f"{where}: {_illegal(seat, action, exc)}") from None
+    except Exception as exc:  # the engine failing on an input it should have refused
+        raise CannotJudge(f"{where}: the rules engine could not replay it ({exc!r})") from None
+
+
+def _forfeit(state: GameState, where: str, seat: int, action: Any) -> list:
+    if not isinstance(action, dict) or list(action) != ["reason"]:
+        raise VerificationError(f'{where}: a forfeit\'s action must be {{"reason": ...}}')
+    reason = action["reason"]
+    if reason not in FORFEIT_REASONS:
+        raise VerificationError(
+            f"{where}: a forfeit's reason is {' or '.join(FORFEIT_REASONS)}, not {reason!r}"
+        )
+    verb = "resigned" if reason == RESIGNED else "timed out"
+    if state.is_over:
+        raise VerificationError(f"{where}: seat {seat} {verb}, but the game was already over")
+    if reason != RESIGNED and seat not in state.to_act:
+        raise VerificationError(f"{where}: seat {seat} timed out, but it owed no action")
+    return state.forfeit(seat, reason)
+
+
+# How the engine's reasons read in the third person, after "seat 2 played 9C".
+_REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"you do not hold (\S+)"), ", which it did not hold"),
+    (
+        re.compile(r"you drew (\S+), which plays, so you must play it"),
+        r", but it had drawn \1, which plays, and had to play it",
+    ),
+    (
+        re.compile(r"you cannot draw while you hold a card that plays"),
+        " while it held a card that plays",
+    ),
+    (re.compile(r"there is nothing to draw: pass"), ", but there was nothing to draw"),
+    (
+        re.compile(r"you may pass only when nothing plays and there is nothing to draw"),
+        ", but it could play or draw",
+    ),
+    (re.compile(r"(\S+) does not match (.*)"), r", which does not match \2"),
+    (re.compile(r"an eight calls a suit.*"), " without calling a suit (C, D, H or S)"),
+    (re.compile(r"only an eight calls a suit"), ", but only an eight calls a suit"),
+)
+
+
+def _illegal(seat: int, action: Any, exc: IllegalAction) -> str:
+    did = f"seat {seat} {describe_action(action)}"
+    if isinstance(exc, GameOver):
+        return f"{did}, but the game was already over"
+    if isinstance(exc, NotYourTurn):
+        return f"{did}, but it was not its turn"
+    for pattern, replacement in _REASONS:
+        match = pattern.fullmatch(exc.message)
+        if match:
+            return did + match.expand(replacement)
+    return f"{did}, which was illegal: {exc.message}"
+
+
+def describe_action(action: Any) -> str:
+    """An action in words: ``played 9C``, ``played 8S calling H``, ``drew``, ``passed``."""
+    if not isinstance(action, dict):
+        return f"posted {_short(action)}, which is not an action"
+    kind = action.get("type")
+    card = action.get("card")
+    if kind == "play" and isinstance(card, str):
+        calling = f" calling {action['suit']}" if isinstance(action.get("suit"), str) else ""
+        return f"played {card}{calling}"
+    if kind == "draw":
+        return "drew"
+    if kind == "pass":
+        return "passed"
+    return f"posted {_short(action)}"
+
+
+# -- comparing events ----------------------------------------------------------
+
+
+def _compare_events(index: int, where: str, recorded: list, replayed: list) -> None:
+    """Chance events first, named; then every event in order."""
+    recorded_chance = [e.get("chance") for e in recorded if isinstance(e, dict) and "chance" in e]
+    replayed_chance = [e["chance"] for e in replayed if "chance" in e]
+    prefix = "" if index == 0 else f"{where}, "
+    for ours, theirs in zip(recorded_chance, replayed_chance, strict=False):
+        if not same_json(ours, theirs):
+            _fail(prefix + _chance_difference(ours, theirs))
+    if len(recorded_chance) != len(replayed_chance):
+        _fail(
+            f"{where}: the record has {_count(len(recorded_chance), 'chance event')} here; "
+            f"the seed gives {len(replayed_chance)}"
+        )
+    for ours, theirs in zip(recorded, replayed, strict=False):
+        if not same_json(ours, theirs):
+            _fail(f"{where}: {_event_difference(ours, theirs)}")
+    if len(recorded) > len(replayed):
+        _fail(
+            f"{where}: the record has {_count(len(recorded), 'event')}, the replay "
+            f"{len(replayed)}; the record also says {describe_event(recorded[len(replayed)])}"
+        )
+    if len(recorded) < len(replayed):
+        _fail(
+            f"{where}: the record has {_count(len(recorded), 'event')}, the replay "
+            f"{len(replayed)}; the replay also gives {describe_event(replayed[len(recorded)])}"
+        )
+
+
+def _chance_difference(ours: Any, theirs: dict[str, Any]) -> str:
+    name = f"chance event {theirs['seq']} ({theirs['label']}, hand {theirs['hand']})"
+    if not isinstance(ours, dict) or any(
+        not same_json(ours.get(k), theirs[k]) for k in ("label", "hand", "seq")
+    ):
+        return f"{name}: the record has {_chance_name(ours)} in its place"
+    if set(ours) != set(theirs):
+        return f"{name}: the record's entry has the fields {', '.join(sorted(ours))}"
+    said, gives = ours["outcome"], theirs["outcome"]
+    if isinstance(gives, list) and isinstance(said, list):
+        for position, (a, b) in enumerate(zip(said, gives, strict=False)):
+            if not same_json(a, b):
+                return (
+                    f"{name}: the record says element {position} is {_short(a)}; "
+                    f"the seed gives {_short(b)}"
+                )
+        return f"{name}: the record has {len(said)} elements; the seed gives {len(gives)}"
+    return f"{name}: the record says {_short(said)}; the seed gives {_short(gives)}"
+
+
+def _chance_name(chance: Any) -> str:
+    if isinstance(chance, dict) and {"label", "hand", "seq"} <= set(chance):
+        return f"{chance['label']}, hand {chance['hand']}, seq {chance['seq']}"
+    return _short(chance)
+
+
+def _event_difference(ours: Any, theirs: dict[str, Any]) -> str:
+    if (
+        isinstance(ours, dict)
+        and isinstance(ours.get("public"), dict)
+        and ours["public"].get("type") == "draw"
+        and same_json(ours["public"], theirs["public"])
+        and theirs["public"].get("type") == "draw"
+    ):
+        seat = theirs["public"].get("seat")
+        return (
+            f"the record says seat {seat} drew {_drawn(ours, seat)}; "
+            f"the seed gives {_drawn(theirs, seat)}"
+        )
+    said, gives = describe_event(ours), describe_event(theirs)
+    if said == gives:
+        said, gives = _short(ours), _short(theirs)
+    return f"the record says {said}; the replay gives {gives}"
+
+
+def _drawn(event: dict[str, Any], seat: Any) -> str:
+    private = event.get("private")
+    card = private.get(str(seat), {}).get("card") if isinstance(private, dict) else None
+    return card if isinstance(card, str) else "no card"
+
+
+def describe_event(event: Any) -> str:
+    """An event in words, where its type is one we know; else its JSON."""
+    public = event.get("public") if isinstance(event, dict) else None
+    if not isinstance(public, dict):
+        return _short(event)
+    kind = public.get("type")
+    try:
+        if kind == "play":
+            calling = f" calling {public['suit']}" if "suit" in public else ""
+            return f"seat {public['seat']} played {public['card']}{calling}"
+        if kind == "draw":
+            return f"seat {public['seat']} drew {_drawn(event, public['seat'])}"
+        if kind == "pass":
+            return f"seat {public['seat']} passed"
+        if kind == "hand_dealt":
+            return (
+                f"hand {public['hand']} dealt by seat {public['dealer']}, starter "
+                f"{public['starter']}, seat {public['leader']} to lead"
+            )
+        if kind == "hand_over":
+            return (
+                f"hand {public['hand']} won by seat {public['winner']}, scores "
+                f"{public['scores']}, totals {public['totals']}"
+            )
+        if kind == "game_over":
+            return f"the game over ({public['reason']}), places {public['places']}, totals {public['totals']}"
+    except (KeyError, TypeError):
+        pass
+    return _short(event)
+
+
+# -- the result ----------------------------------------------------------------
+
+
+def _check_result(record: dict[str, Any], state: GameState) -> None:
+    said, gives = record["result"], _plain(state.result)
+    if not same_json(said, gives):
+        for key in ("places", "totals", "reason", "seat"):
+            if not same_json(said.get(key), gives.get(key)):
+                raise VerificationError(
+                    f"the result does not follow from the play: the record says {key} "
+                    f"{_short(said.get(key))}, the replay gives {_short(gives.get(key))}"
+                )
+        raise VerificationError(
+            f"the result does not follow from the play: the record says {_short(said)}, "
+            f"the replay gives {_short(gives)}"
+        )
+    if record["status"] != "finished":
+        raise VerificationError(
+            f"the record's status is {record['status']!r}; a record is of a finished game"
+        )
+
+
+# -- small helpers -------------------------------------------------------------
+
+
+def _fail(message: str) -> NoReturn:
+    raise VerificationError(message)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_hex(value: Any, size: int | None = None) -> bool:
+    if not isinstance(value, str) or not _HEX.fullmatch(value):
+        return False
+    return size is None or len(value) == 2 * size
+
+
+def _find_float(value: Any, path: str) -> str | None:
+    if isinstance(value, float):
+        return path or "the top"
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _find_float(item, f"{path}.{key}" if path else str(key))
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            found = _find_float(item, f"{path}[{position}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _plain(value: Any) -> Any:
+    """A value as JSON gives it back: tuples become lists."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    """JSON for a message, cut short; a plain token such as a card stays unquoted."""
+    if isinstance(value, str) and re.fullmatch(r"[\w/-]+", value):
+        return value
+    text = json.dumps(value, separators=(", ", ": "), ensure_ascii=False, default=repr)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# -- the command line ----------------------------------------------------------
+
+
+def load_envelope(path: str) -> Any:
+    """Read a record file (``-``: standard input) as JSON, refusing what JSON refuses."""
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except FileNotFoundError:
+        raise CannotJudge(f"cannot read {path}: there is no such file") from None
+    except IsADirectoryError:
+        raise CannotJudge(f"cannot read {path}: it is a directory") from None
+    except OSError as exc:
+        raise CannotJudge(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise CannotJudge(f"{path} is not JSON: it is not UTF-8 text") from None
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise CannotJudge(
+            f"{path} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
+    except ValueError as exc:
+        raise CannotJudge(f"{path} is not JSON: {exc}") from None
+    except RecursionError:
+        raise CannotJudge(f"{path} is nested too deeply to be a record") from None
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            # Two readers could take different values: refuse rather than pick one.
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        result[key] = value
+    return result
+
+
+def _no_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m fairplay.verify",
+        description="Check a signed Fairdeal record: signature, seed, every card and action, result.",
+    )
+    parser.add_argument("record", help="the signed record, a JSON file (- for standard input)")
+    parser.add_argument(
+        "--key",
+        help="the public key the record must be signed by: 64 hex characters, or a file "
+        "holding PEM or hex (published at GET /api/fairplay/key/)",
+    )
+    args = parser.parse_args(argv)
+    try:
+        envelope = load_envelope(args.record)
+        public_key = load_public_key(args.key) if args.key is not None else None
+        summary = verify(envelope, public_key)
+    except VerificationError as exc:
+        print(f"FAILED: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except Exception as exc:  # never a traceback, and never a verdict
+        print(
+            f"FAILED: cannot judge this record: the verifier itself failed "
+            f"({type(exc).__name__}: {exc}); please report it",
+            file=sys.stderr,
+        )
+        return CannotJudge.exit_code
+    print(summary.line())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""The fair-play API: contributions to the seed, records and the public key."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from fairplay.keys import public_key_document
+from fairplay.records import public_record, signed_record
+from games import services
+from games.models import Table
+
+
+class EntropySerializer(serializers.Serializer):
+    entropy = serializers.CharField(
+        max_length=256, trim_whitespace=False, help_text="16 to 64 random bytes, in hex"
+    )
+
+
+class ReceiptSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    receipt = serializers.CharField(help_text="sha256 of your entropy, hex")
+    at = serializers.DateTimeField()
+
+
+class EntropyView(APIView):
+    @extend_schema(request=EntropySerializer, responses={201: ReceiptSerializer})
+    def post(self, request: Request, table_id: int) -> Response:
+        """Add your own randomness to the table's seed, before the deal."""
+        serializer = EntropySerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        contribution = services.table_contribute(
+            table_id=table_id, user=request.user, entropy=serializer.validated_data["entropy"]
+        )
+        return Response(
+            {
+                "seat": contribution.seat,
+                "receipt": contribution.receipt,
+                "at": contribution.created_at.isoformat(),
+            },
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class RecordView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("download", bool, description="answer as a file to save"),
+        ],
+        responses={200: OpenApiTypes.OBJECT},
+    )
+    def get(self, request: Request, table_id: int) -> Response:
+        """The signed record once the game has ended; before, only what is public."""
+        table = Table.objects.filter(pk=table_id).first()
+        if table is None:
+            raise services.TableNotFound(f"there is no table {table_id}")
+        if table.status != Table.Status.FINISHED:
+            return Response(public_record(table))
+        envelope = signed_record(table)
+        response = Response(envelope)
+        if request.query_params.get("download"):
+            response["Content-Disposition"] = (
+                f'attachment; filename="fairdeal-table-{table.pk}.json"'
+            )
+        return response
+
+
+class KeyView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request) -> Response:
+        """The Ed25519 public key that signs every record."""
+        return Response(public_key_document())

@@ -1,0 +1,229 @@
+"""Real signed records from engine playouts, for the verifier's tests and bench.
+
+A record is built the way the web app builds one: a server seed, the seated
+players' contributions in seat order, ``SeededChance`` over the game seed, the
+log of every step with exactly the events the engine returned, the result,
+:func:`fairplay.record.build_record`, then :func:`fairplay.signing.sign`. Only
+the table, the clock and the players are made up, and all of it is seeded, so
+every run builds the same bytes.
+
+``python -m tests.fairplay.helpers`` prints the example record of
+``docs/fairplay.md`` (the ```record block and the verifier's line).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import random
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from fairplay.record import ACTION, FORFEIT, START, build_record, log_entry
+from fairplay.signing import key_id, public_key_bytes, sign
+from games.rules import find_ruleset
+from games.rules.base import Action, GameState
+from games.rules.chance import SeededChance, game_seed
+
+# A TEST signing key, published in docs/fairplay.md: never sign anything real with it.
+TEST_PRIVATE_SEED = hashlib.sha256(
+    b"fairdeal TEST signing key: never use it for real records"
+).digest()
+NAMES = ("alice", "bob", "charlie", "dave")
+EPOCH = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+
+Policy = Callable[[GameState, int, list[Action]], Action]
+
+
+def signing_key() -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(TEST_PRIVATE_SEED)
+
+
+def signing_public_key_hex() -> str:
+    return public_key_bytes(signing_key().public_key()).hex()
+
+
+def at(minutes: int) -> str:
+    """A made-up, reproducible timestamp: ``minutes`` after the epoch of these tests."""
+    return (EPOCH + timedelta(minutes=minutes)).isoformat().replace("+00:00", "Z")
+
+
+def first_legal(state: GameState, seat: int, legal: list[Action]) -> Action:
+    return legal[0]
+
+
+def play_record(
+    *,
+    table: int,
+    seats: Sequence[dict[str, Any]],
+    server_seed: bytes,
+    contributions: Sequence[tuple[int, bytes]],
+    policy: Policy,
+    forfeit: tuple[int, int, str] | None = None,
+    game: str = "crazy-eights",
+    options: dict[str, Any] | None = None,
+    private_key: Ed25519PrivateKey | None = None,
+) -> dict[str, Any]:
+    """Play a match to its end and return the signed envelope of its record.
+
+    ``forfeit`` is ``(after, seat, reason)``: once ``after`` actions have been
+    played, ``seat`` resigns or times out (a timeout is of a seat that owes an
+    action: pass ``-1`` as the seat to mean "whoever is to act").
+    """
+    ruleset = find_ruleset(game)
+    private_key = private_key or signing_key()
+    seed = game_seed(server_seed, [entropy for _, entropy in contributions])
+    chance = SeededChance(seed)
+    state, events = ruleset.new_game(len(seats), options or {}, chance)
+    minute = 10
+    log = [log_entry(seq=0, kind=START, seat=None, action=None, at=at(minute), events=events)]
+    while not state.is_over:
+        seq = len(log)
+        minute += 1
+        if forfeit is not None and seq - 1 == forfeit[0]:
+            _, seat, reason = forfeit
+            seat = state.to_act[0] if seat < 0 else seat
+            action = {"reason": reason}
+            events = state.forfeit(seat, reason)
+            log.append(
+                log_entry(
+                    seq=seq, kind=FORFEIT, seat=seat, action=action, at=at(minute), events=events
+                )
+            )
+            break
+        seat = state.to_act[0]
+        action = policy(state, seat, state.legal_actions(seat))
+        events = state.apply(seat, action, chance)
+        log.append(
+            log_entry(seq=seq, kind=ACTION, seat=seat, action=action, at=at(minute), events=events)
+        )
+    assert state.result is not None
+    record = build_record(
+        table=table,
+        game=ruleset.id,
+        ruleset_version=ruleset.version,
+        options=state_options(state),
+        seat_count=len(seats),
+        deadline_seconds=86400,
+        rated=False,
+        seats=seats,
+        server_seed=server_seed,
+        contributions=[(seat, entropy, at(1 + seat)) for seat, entropy in contributions],
+        log=log,
+        result=state.result,
+        created_at=at(0),
+        started_at=at(minute - len(log) + 1),
+        finished_at=at(minute),
+        key_id=key_id(private_key.public_key()),
+    )
+    return sign(record, private_key)
+
+
+def state_options(state: GameState) -> dict[str, Any]:
+    return dict(getattr(state, "options", {}))
+
+
+def seat_list(count: int, *, bots: Sequence[int] = ()) -> list[dict[str, Any]]:
+    return [
+        {"seat": seat, "player": None if seat in bots else NAMES[seat], "bot": seat in bots}
+        for seat in range(count)
+    ]
+
+
+def random_match(
+    number: int,
+    *,
+    seats: int | None = None,
+    contributions: int | None = None,
+    forfeit: str | None = None,
+) -> dict[str, Any]:
+    """Match ``number``: seeded seat count (2–4), contributions (0–2) and random play.
+
+    ``forfeit`` ("resigned" or "timeout") ends the match early that way.
+    """
+    rng = random.Random(f"fairplay-match-{number}")
+    count = seats if seats is not None else rng.randint(2, 4)
+    how_many = contributions if contributions is not None else rng.randint(0, min(2, count))
+    contributors = sorted(rng.sample(range(count), how_many))
+    server_seed = rng.randbytes(32)
+    given = [(seat, rng.randbytes(rng.randint(16, 64))) for seat in contributors]
+    ending = None
+    if forfeit is not None:
+        seat = -1 if forfeit == "timeout" else rng.randrange(count)
+        ending = (rng.randint(1, 40), seat, forfeit)
+    bots = [count - 1] if rng.random() < 0.5 else []
+    return play_record(
+        table=100 + number,
+        seats=seat_list(count, bots=bots),
+        server_seed=server_seed,
+        contributions=given,
+        policy=lambda state, seat, legal: rng.choice(legal),
+        forfeit=ending,
+    )
+
+
+def resign(envelope: dict[str, Any]) -> dict[str, Any]:
+    """Sign a (tampered) record again with the test key, so its signature holds."""
+    return sign(copy.deepcopy(envelope["record"]), signing_key())
+
+
+# -- the example in docs/fairplay.md -------------------------------------------
+
+DOC_SERVER_SEED = hashlib.sha256(b"fairdeal example record").digest()
+DOC_CONTRIBUTION = (1, b"bob's coin flips")  # 16 bytes, from seat 1
+DOC_RESIGNS_AFTER = 6
+
+
+def doc_match() -> dict[str, Any]:
+    """The example of docs/fairplay.md: two seats, first legal action, bob resigns."""
+    return play_record(
+        table=1,
+        seats=seat_list(2),
+        server_seed=DOC_SERVER_SEED,
+        contributions=[DOC_CONTRIBUTION],
+        policy=first_legal,
+        forfeit=(DOC_RESIGNS_AFTER, 1, "resigned"),
+    )
+
+
+def pretty(value: Any, indent: int = 0, width: int = 88) -> str:
+    """JSON for reading: short values on one line, long card lists wrapped."""
+    compact = json.dumps(value, separators=(", ", ": "))
+    if len(compact) + indent <= width or not isinstance(value, dict | list) or not value:
+        return compact
+    pad, inner = " " * indent, " " * (indent + 2)
+    if isinstance(value, list) and all(not isinstance(v, dict | list) for v in value):
+        lines, line = [], ""
+        for item in (json.dumps(v) for v in value):
+            if line and len(inner) + len(line) + len(item) + 2 > width:
+                lines.append(line.rstrip(", "))
+                line = ""
+            line += item + ", "
+        lines.append(line.rstrip(", "))
+        return "[\n" + ",\n".join(inner + line for line in lines) + "\n" + pad + "]"
+    if isinstance(value, list):
+        items = [inner + pretty(v, indent + 2, width) for v in value]
+    else:
+        items = [
+            f"{inner}{json.dumps(k)}: {pretty(v, indent + 2, width)}" for k, v in value.items()
+        ]
+    opening, closing = ("[", "]") if isinstance(value, list) else ("{", "}")
+    return opening + "\n" + ",\n".join(items) + "\n" + pad + closing
+
+
+if __name__ == "__main__":
+    from fairplay.verify import verify
+
+    envelope = doc_match()
+    print("```record")
+    print(pretty(envelope))
+    print("```")
+    print()
+    print("```console")
+    print(f"$ python -m fairplay.verify example.json --key {signing_public_key_hex()}")
+    print(verify(envelope, signing_key().public_key()).line())
+    print("```")

@@ -1,0 +1,355 @@
+"""Crazy Eights played at random: the contract and the rulebook hold in every state.
+
+Many whole matches at two, three and four seats, each from a random 32-byte
+seed through :class:`SeededChance`, with a seeded choice among the legal
+actions. After every action the pack is whole, the seats owing an action are
+exactly the seats with legal actions, every legal action applies, the state
+survives JSON, nobody's view shows a card it should not, and a referee who
+knows only the rulebook agrees with the engine's legal actions, deals, draws,
+scores and result. Replays of the same seed and actions are identical.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.rules.base import STANDARD_PACK, Event
+from games.rules.chance import SEED_BYTES, SeededChance
+from games.rules.crazy_eights import CrazyEights, EightsState
+
+RULES = CrazyEights()
+PACK = Counter(STANDARD_PACK)
+# A match of random play takes a few hundred actions; this bound is generous.
+MAX_ACTIONS = 20_000
+
+seeds = st.binary(min_size=SEED_BYTES, max_size=SEED_BYTES)
+seat_counts = st.sampled_from([2, 3, 4])
+choices = st.integers(min_value=0, max_value=2**32 - 1)
+PROPERTIES = settings(
+    max_examples=50,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+@dataclass
+class Match:
+    """A finished random match: its moves and everything they caused."""
+
+    state: EightsState
+    moves: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def roundtrip(state: EightsState) -> EightsState:
+    return RULES.load(json.loads(json.dumps(state.to_json())))
+
+
+CARD = re.compile(r'"([A2-9TJQK][CDHS])"')
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every card named anywhere in a JSON-able value, keys included."""
+    return set(CARD.findall(json.dumps(value)))
+
+
+def record(events: list[Event]) -> list[dict[str, Any]]:
+    return [event.to_json() for event in events]
+
+
+def play_match(seats: int, seed: bytes, choice_seed: int, *, check: bool = True) -> Match:
+    """Play a whole match at random; with ``check``, test the contract after every action."""
+    chance = SeededChance(seed)
+    chooser = random.Random(choice_seed)
+    state, events = RULES.new_game(seats, {}, chance)
+    match = Match(state, events=record(events))
+    referee = Referee(seats)
+    if check:
+        referee.follow(state, None, events, state.to_json())
+        check_state(state, events)
+    while not state.is_over:
+        assert len(match.moves) < MAX_ACTIONS, "the match did not end"
+        (seat,) = state.to_act
+        legal = state.legal_actions(seat)
+        if check:
+            assert sorted(map(json.dumps, legal)) == referee.legal_actions(state, seat)
+            check_every_legal_action_applies(state, seat, legal, seed)
+            before = state.to_json()
+        action = chooser.choice(legal)
+        events = state.apply(seat, action, chance)
+        match.moves.append((seat, action))
+        match.events.extend(record(events))
+        if check:
+            referee.follow(state, seat, events, before)
+            check_state(state, events)
+    return match
+
+
+def card_value(card: str) -> int:
+    """The rulebook's count, written out again: eight 50, court 10, ace 1, others their number."""
+    return {"8": 50, "T": 10, "J": 10, "Q": 10, "K": 10, "A": 1}.get(card[0]) or int(card[0])
+
+
+class Referee:
+    """The rulebook a second time, kept apart from the engine.
+
+    It follows a match through its events and the cards on the table, keeps
+    its own note of the called suit and of a drawn card that must be played,
+    and checks the engine's legal actions, deals, draws, scores and end.
+    """
+
+    def __init__(self, seats: int) -> None:
+        self.seats = seats
+        self.target = 50 * seats
+        self.hand_size = 7 if seats == 2 else 5
+        self.dealer: int | None = None
+        self.called: str | None = None
+        self.must_play: str | None = None
+
+    def plays(self, state: EightsState, card: str) -> bool:
+        if card[0] == "8":
+            return True
+        if self.called is not None:
+            return card[1] == self.called
+        top = state.pile[-1]
+        return card[0] == top[0] or card[1] == top[1]
+
+    def legal_actions(self, state: EightsState, seat: int) -> list[str]:
+        cards = [self.must_play] if self.must_play else state.hands[seat]
+        actions: list[dict[str, Any]] = []
+        for card in cards:
+            if not self.plays(state, card):
+                continue
+            if card[0] == "8":
+                actions += [{"type": "play", "card": card, "suit": suit} for suit in "CDHS"]
+            else:
+                actions.append({"type": "play", "card": card})
+        if not actions:
+            stock_or_pile_to_draw = state.stock or len(state.pile) > 1
+            actions = [{"type": "draw"} if stock_or_pile_to_draw else {"type": "pass"}]
+        return sorted(map(json.dumps, actions))
+
+    def follow(
+        self, state: EightsState, seat: int | None, events: list[Event], before: dict[str, Any]
+    ) -> None:
+        """Check what one action (or the start, ``seat`` None) did, and note it."""
+        totals = list(before["totals"])
+        for event in events:
+            kind = event.public["type"]
+            if kind == "first-dealer":
+                assert event.chance is not None
+                self.dealer = (event.chance["outcome"] - 1) % self.seats
+            elif kind == "hand_dealt":
+                assert self.dealer is not None
+                self.dealer = (self.dealer + 1) % self.seats
+                assert event.public["dealer"] == self.dealer
+                assert event.public["leader"] == state.turn == (self.dealer + 1) % self.seats
+                assert [len(hand) for hand in state.hands] == [self.hand_size] * self.seats
+                assert len(state.stock) == 52 - self.hand_size * self.seats - 1
+                self.called = None
+                self.must_play = None
+            elif kind == "play":
+                assert event.public["seat"] == seat
+                self.called = event.public.get("suit")
+                self.must_play = None
+            elif kind == "reshuffle":
+                assert before["stock"] == []
+                assert event.chance is not None
+                assert sorted(event.chance["outcome"]) == sorted(before["pile"][:-1])
+                before["stock"] = list(reversed(event.chance["outcome"]))
+                assert state.pile == before["pile"][-1:]  # the top card stays, and the call
+            elif kind == "draw":
+                card = event.private[event.public["seat"]]["card"]
+                assert card == before["stock"][-1]  # the top of the stock
+                self.must_play = card if self.plays(state, card) else None
+            elif kind == "hand_over":
+                winner = event.public["winner"]
+                assert winner == seat
+                assert before["hands"][winner] == [event_card(events, "play")]
+                won = sum(
+                    card_value(c) for s, h in enumerate(before["hands"]) if s != winner for c in h
+                )
+                scores = [won if s == winner else 0 for s in range(self.seats)]
+                assert event.public["scores"] == scores
+                totals = [total + score for total, score in zip(totals, scores, strict=True)]
+                assert event.public["totals"] == totals == state.totals
+                assert state.is_over == (max(totals) >= self.target)
+            elif kind == "game_over":
+                assert state.result is not None
+                places = [1 + sum(t > total for t in totals) for total in totals]
+                assert state.result == {
+                    "reason": "finished",
+                    "seat": None,
+                    "places": places,
+                    "totals": totals,
+                }
+
+
+def event_card(events: list[Event], kind: str) -> str:
+    (card,) = [event.public["card"] for event in events if event.public["type"] == kind]
+    return str(card)
+
+
+def check_state(state: EightsState, events: list[Event]) -> None:
+    """Everything that holds after every action."""
+    # Every card of the pack is in exactly one place.
+    everywhere = Counter(card for hand in state.hands for card in hand)
+    everywhere.update(state.stock)
+    everywhere.update(state.pile)
+    assert everywhere == PACK
+
+    # The seats owing an action are exactly the seats that have one.
+    for seat in range(state.seats):
+        legal = state.legal_actions(seat)
+        assert bool(legal) == (seat in state.to_act), (seat, state.to_act, legal)
+    assert state.is_over == (state.to_act == ())
+    assert len(state.to_act) <= 1
+
+    # Nobody stays stuck: somebody always holds an eight.
+    assert state.passes < state.seats
+
+    # The first card of a hand is never an eight, and it starts the pile.
+    for event in events:
+        if event.public["type"] == "hand_dealt":
+            assert event.public["starter"][0] != "8"
+            assert state.pile == [event.public["starter"]]
+
+    # The state survives JSON unchanged.
+    data = state.to_json()
+    assert json.loads(json.dumps(data)) == data
+    loaded = RULES.load(data)
+    assert loaded.to_json() == data
+    assert loaded.view(None) == state.view(None)
+    for seat in range(state.seats):
+        assert loaded.view(seat) == state.view(seat)
+        assert loaded.legal_actions(seat) == state.legal_actions(seat)
+
+    # A view shows its own seat's cards and the top of the pile, nothing else.
+    top = {state.pile[-1]}
+    assert cards_in(state.view(None)) <= top
+    for seat in range(state.seats):
+        view = state.view(seat)
+        assert cards_in(view) <= set(state.hands[seat]) | top
+        assert sorted(view["you"]["hand"]) == sorted(state.hands[seat])
+        assert view["card_counts"] == [len(hand) for hand in state.hands]
+
+    # An event shows everybody the card played or turned, and only the drawer the card drawn.
+    for event in events:
+        shown = {event.public.get("card"), event.public.get("starter")}
+        assert cards_in(event.public) <= shown
+        if event.private:
+            assert event.public["type"] == "draw"
+            assert set(event.private) == {event.public["seat"]}
+
+
+def check_every_legal_action_applies(
+    state: EightsState, seat: int, legal: list[dict[str, Any]], seed: bytes
+) -> None:
+    for action in legal:
+        trial = roundtrip(state)
+        trial.apply(seat, json.loads(json.dumps(action)), SeededChance(seed))
+
+
+@settings(PROPERTIES, max_examples=30)  # every action also tries every alternative
+@given(seats=seat_counts, seed=seeds, choice_seed=choices)
+def test_the_contract_and_the_rulebook_hold_after_every_action_of_a_random_match(
+    seats: int, seed: bytes, choice_seed: int
+) -> None:
+    match = play_match(seats, seed, choice_seed)
+    assert match.state.result is not None
+    assert match.state.result["reason"] == "finished"
+    assert max(match.state.totals) >= 50 * seats
+
+
+@PROPERTIES
+@given(seats=seat_counts, seed=seeds, choice_seed=choices)
+def test_replaying_the_same_seed_and_actions_reproduces_the_same_match(
+    seats: int, seed: bytes, choice_seed: int
+) -> None:
+    match = play_match(seats, seed, choice_seed, check=False)
+    chance = SeededChance(seed)
+    replay, events = RULES.new_game(seats, {}, chance)
+    replayed = record(events)
+    for seat, action in match.moves:
+        replayed.extend(record(replay.apply(seat, action, chance)))
+    assert replay.to_json() == match.state.to_json()
+    assert replayed == match.events
+
+
+@PROPERTIES
+@given(seats=seat_counts, seed=seeds, choice_seed=choices, stop=st.integers(0, 400))
+def test_a_match_loaded_mid_way_goes_on_exactly_as_the_original(
+    seats: int, seed: bytes, choice_seed: int, stop: int
+) -> None:
+    match = play_match(seats, seed, choice_seed, check=False)
+    stop = min(stop, len(match.moves))
+    chance = SeededChance(seed)
+    state, _ = RULES.new_game(seats, {}, chance)
+    for seat, action in match.moves[:stop]:
+        state.apply(seat, action, chance)
+    state = roundtrip(state)
+    for seat, action in match.moves[stop:]:
+        state.apply(seat, action, SeededChance(seed))
+    assert state.to_json() == match.state.to_json()
+
+
+@PROPERTIES
+@given(seats=seat_counts, seed=seeds, choice_seed=choices)
+def test_with_the_whole_pack_in_hand_between_the_players_a_hand_never_gets_stuck(
+    seats: int, seed: bytes, choice_seed: int
+) -> None:
+    # The rare end of a hand: the stock is empty, the pile is a single card and
+    # every other card is held, so players pass, draw single-card reshuffles and
+    # pass again. Somebody always holds an eight, so the passes never go round.
+    chance = SeededChance(seed)
+    state, _ = RULES.new_game(seats, {}, chance)
+    pack = chance.shuffle(STANDARD_PACK, label="test-whole-pack", hand=0, seq=0)
+    starter = next(card for card in pack if card[0] != "8")
+    rest = [card for card in pack if card != starter]
+    state.hands = [rest[seat::seats] for seat in range(seats)]
+    state.pile, state.stock, state.called_suit = [starter], [], None
+    chooser = random.Random(choice_seed)
+    referee = Referee(seats)
+    referee.dealer = state.dealer
+    actions = 0
+    while state.hand_no == 1 and not state.is_over:
+        (seat,) = state.to_act
+        legal = state.legal_actions(seat)
+        assert sorted(map(json.dumps, legal)) == referee.legal_actions(state, seat)
+        before = state.to_json()
+        events = state.apply(seat, chooser.choice(legal), chance)
+        referee.follow(state, seat, events, before)
+        check_state(state, events)
+        actions += 1
+        assert actions < MAX_ACTIONS, "the hand got stuck"
+    assert state.history[0]["hand"] == 1
+
+
+def test_a_different_seed_deals_a_different_match() -> None:
+    first = play_match(3, bytes(32), 1, check=False)
+    second = play_match(3, bytes(31) + b"\x01", 1, check=False)
+    assert first.events[:3] != second.events[:3]
+
+
+def test_many_seeded_matches_all_end_with_one_place_per_seat() -> None:
+    """Seeded loops, for breadth: every match ends, and its places are competition ranks."""
+    for seats in (2, 3, 4):
+        for n in range(40):
+            seed = bytes([seats, n]) * (SEED_BYTES // 2)
+            state = play_match(seats, seed, n, check=False).state
+            assert state.result is not None
+            totals, places = state.result["totals"], state.result["places"]
+            assert totals == state.totals
+            for seat in range(seats):
+                higher = sum(1 for other in range(seats) if totals[other] > totals[seat])
+                assert places[seat] == higher + 1
+            assert places.count(1) == 1  # only the player who goes out scores
