@@ -36,6 +36,7 @@ lint: install
 
 bench: install
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/verify.py
 
 check-replays: install
 	$(BIN)/python manage.py check_replays
