@@ -269,9 +269,10 @@ def test_the_first_dealer_and_the_deal_come_from_chance_in_numbered_order() -> N
 
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_the_deal_moves_left_each_hand(seats: int) -> None:
-    state, _ = arrange([["5H"]] + [["AC"]] * (seats - 1), pile=["5C"], turn=1 % seats)
-    dealer = state.dealer
+    state, _ = RULES.new_game(seats, {}, StackedChance(first_dealer=0))
+    dealer = 0
     for hand in range(2, seats + 3):
+        # Each hand, the leader goes out at once and scores a point a player.
         leader = state.turn
         state.hands = [["AC"] for _ in range(seats)]
         state.hands[leader] = ["5H"]

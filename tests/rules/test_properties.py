@@ -18,10 +18,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.rules.base import STANDARD_PACK, Event
+from games.rules.base import STANDARD_PACK, Event, GameOver, NotYourTurn
 from games.rules.chance import SEED_BYTES, SeededChance
 from games.rules.crazy_eights import CrazyEights, EightsState
 
@@ -29,6 +30,8 @@ RULES = CrazyEights()
 PACK = Counter(STANDARD_PACK)
 # A match of random play takes a few hundred actions; this bound is generous.
 MAX_ACTIONS = 20_000
+# For actions that must be refused before chance is ever asked.
+NO_CHANCE = SeededChance(bytes(SEED_BYTES))
 
 seeds = st.binary(min_size=SEED_BYTES, max_size=SEED_BYTES)
 seat_counts = st.sampled_from([2, 3, 4])
@@ -66,30 +69,47 @@ def record(events: list[Event]) -> list[dict[str, Any]]:
     return [event.to_json() for event in events]
 
 
-def play_match(seats: int, seed: bytes, choice_seed: int, *, check: bool = True) -> Match:
-    """Play a whole match at random; with ``check``, test the contract after every action."""
+POLICIES = ("any", "eights_last")
+
+
+def choose(legal: list[dict[str, Any]], chooser: random.Random, policy: str) -> dict[str, Any]:
+    """A seeded choice: any legal action, or (``eights_last``) an eight only when nothing else.
+
+    Chosen at random, the four ways to play an eight make eights go early; kept
+    back, they are still in hand when somebody goes out, and hands grow long
+    enough to empty the stock.
+    """
+    if policy == "eights_last":
+        legal = [a for a in legal if not a.get("card", "").startswith("8")] or legal
+    return chooser.choice(legal)
+
+
+def play_match(
+    seats: int, seed: bytes, choice_seed: int, *, policy: str = "any", check: bool = True
+) -> Match:
+    """Play a whole match at random; with ``check``, test everything after every action."""
     chance = SeededChance(seed)
     chooser = random.Random(choice_seed)
     state, events = RULES.new_game(seats, {}, chance)
     match = Match(state, events=record(events))
     referee = Referee(seats)
     if check:
-        referee.follow(state, None, events, state.to_json())
+        referee.follow(state, None, None, events, state.to_json())
         check_state(state, events)
     while not state.is_over:
         assert len(match.moves) < MAX_ACTIONS, "the match did not end"
         (seat,) = state.to_act
         legal = state.legal_actions(seat)
         if check:
-            assert sorted(map(json.dumps, legal)) == referee.legal_actions(state, seat)
+            referee.check_turn(state, seat, legal)
             check_every_legal_action_applies(state, seat, legal, seed)
             before = state.to_json()
-        action = chooser.choice(legal)
+        action = choose(legal, chooser, policy)
         events = state.apply(seat, action, chance)
         match.moves.append((seat, action))
         match.events.extend(record(events))
         if check:
-            referee.follow(state, seat, events, before)
+            referee.follow(state, seat, action, events, before)
             check_state(state, events)
     return match
 
@@ -102,9 +122,10 @@ def card_value(card: str) -> int:
 class Referee:
     """The rulebook a second time, kept apart from the engine.
 
-    It follows a match through its events and the cards on the table, keeps
-    its own note of the called suit and of a drawn card that must be played,
-    and checks the engine's legal actions, deals, draws, scores and end.
+    It follows a match through the actions, the chance outcomes and the cards
+    on the table, keeps its own note of the called suit and of a drawn card
+    that must be played, and checks the engine's legal actions, deals, draws,
+    scores and result against them.
     """
 
     def __init__(self, seats: int) -> None:
@@ -123,7 +144,7 @@ class Referee:
         top = state.pile[-1]
         return card[0] == top[0] or card[1] == top[1]
 
-    def legal_actions(self, state: EightsState, seat: int) -> list[str]:
+    def legal_actions(self, state: EightsState, seat: int) -> list[dict[str, Any]]:
         cards = [self.must_play] if self.must_play else state.hands[seat]
         actions: list[dict[str, Any]] = []
         for card in cards:
@@ -134,47 +155,68 @@ class Referee:
             else:
                 actions.append({"type": "play", "card": card})
         if not actions:
-            stock_or_pile_to_draw = state.stock or len(state.pile) > 1
-            actions = [{"type": "draw"} if stock_or_pile_to_draw else {"type": "pass"}]
-        return sorted(map(json.dumps, actions))
+            something_to_draw = state.stock or len(state.pile) > 1
+            actions = [{"type": "draw"} if something_to_draw else {"type": "pass"}]
+        return actions
+
+    def check_turn(self, state: EightsState, seat: int, legal: list[dict[str, Any]]) -> None:
+        expected = self.legal_actions(state, seat)
+        assert sorted(map(json.dumps, legal)) == sorted(map(json.dumps, expected))
+        assert state.view(seat)["you"]["drawn"] == self.must_play
 
     def follow(
-        self, state: EightsState, seat: int | None, events: list[Event], before: dict[str, Any]
+        self,
+        state: EightsState,
+        seat: int | None,
+        action: dict[str, Any] | None,
+        events: list[Event],
+        before: dict[str, Any],
     ) -> None:
-        """Check what one action (or the start, ``seat`` None) did, and note it."""
+        """Check what one action (or the start: ``seat`` None) did, and note it."""
         totals = list(before["totals"])
+        stock = list(before["stock"])  # top last
+        pack: list[str] = []
         for event in events:
             kind = event.public["type"]
             if kind == "first-dealer":
                 assert event.chance is not None
                 self.dealer = (event.chance["outcome"] - 1) % self.seats
+            elif kind == "deal":
+                assert event.chance is not None
+                pack = list(event.chance["outcome"])
+                assert sorted(pack) == sorted(STANDARD_PACK)
             elif kind == "hand_dealt":
                 assert self.dealer is not None
                 self.dealer = (self.dealer + 1) % self.seats
-                assert event.public["dealer"] == self.dealer
-                assert event.public["leader"] == state.turn == (self.dealer + 1) % self.seats
-                assert [len(hand) for hand in state.hands] == [self.hand_size] * self.seats
-                assert len(state.stock) == 52 - self.hand_size * self.seats - 1
+                self.check_deal(state, event.public, pack)
                 self.called = None
                 self.must_play = None
             elif kind == "play":
-                assert event.public["seat"] == seat
-                self.called = event.public.get("suit")
+                assert action is not None and action["type"] == "play"
+                self.called = action.get("suit")  # None unless an eight was played
                 self.must_play = None
+                assert event.public == {"type": "play", "seat": seat, **action}
             elif kind == "reshuffle":
-                assert before["stock"] == []
+                assert stock == []
                 assert event.chance is not None
                 assert sorted(event.chance["outcome"]) == sorted(before["pile"][:-1])
-                before["stock"] = list(reversed(event.chance["outcome"]))
+                stock = list(reversed(event.chance["outcome"]))
                 assert state.pile == before["pile"][-1:]  # the top card stays, and the call
             elif kind == "draw":
+                assert action == {"type": "draw"}
+                assert event.public == {"type": "draw", "seat": seat}
                 card = event.private[event.public["seat"]]["card"]
-                assert card == before["stock"][-1]  # the top of the stock
+                assert card == stock.pop()  # the top of the stock
+                assert state.hands[event.public["seat"]][-1:] == [card]
                 self.must_play = card if self.plays(state, card) else None
+            elif kind == "pass":
+                assert action == {"type": "pass"}
+                assert not state.stock and len(state.pile) == 1
             elif kind == "hand_over":
+                assert action is not None and action["type"] == "play"
                 winner = event.public["winner"]
                 assert winner == seat
-                assert before["hands"][winner] == [event_card(events, "play")]
+                assert before["hands"][winner] == [action["card"]]
                 won = sum(
                     card_value(c) for s, h in enumerate(before["hands"]) if s != winner for c in h
                 )
@@ -193,10 +235,26 @@ class Referee:
                     "totals": totals,
                 }
 
-
-def event_card(events: list[Event], kind: str) -> str:
-    (card,) = [event.public["card"] for event in events if event.public["type"] == kind]
-    return str(card)
+    def check_deal(self, state: EightsState, dealt: dict[str, Any], pack: list[str]) -> None:
+        """One card at a time from the dealer's left; the next card turned, eights under."""
+        assert self.dealer is not None
+        assert dealt["dealer"] == self.dealer
+        assert dealt["leader"] == state.turn == (self.dealer + 1) % self.seats
+        hands: list[list[str]] = [[] for _ in range(self.seats)]
+        dealt_cards = self.hand_size * self.seats
+        for k in range(dealt_cards):
+            hands[(self.dealer + 1 + k) % self.seats].append(pack[k])
+        assert [sorted(hand) for hand in state.hands] == [sorted(hand) for hand in hands]
+        rest = pack[dealt_cards:]
+        under = []
+        while rest[0][0] == "8":
+            under.append(rest.pop(0))
+        starter = rest.pop(0)
+        assert dealt["starter"] == starter
+        assert state.pile == [starter]
+        from_the_top = list(reversed(state.stock))
+        assert from_the_top[: len(rest)] == rest
+        assert sorted(from_the_top[len(rest) :]) == sorted(under)
 
 
 def check_state(state: EightsState, events: list[Event]) -> None:
@@ -213,6 +271,13 @@ def check_state(state: EightsState, events: list[Event]) -> None:
         assert bool(legal) == (seat in state.to_act), (seat, state.to_act, legal)
     assert state.is_over == (state.to_act == ())
     assert len(state.to_act) <= 1
+
+    # Everybody else is refused: not their turn, or the game is over.
+    refusal = GameOver if state.is_over else NotYourTurn
+    for seat in range(state.seats):
+        if seat not in state.to_act:
+            with pytest.raises(refusal):
+                state.apply(seat, {"type": "draw"}, NO_CHANCE)
 
     # Nobody stays stuck: somebody always holds an eight.
     assert state.passes < state.seats
@@ -259,23 +324,26 @@ def check_every_legal_action_applies(
         trial.apply(seat, json.loads(json.dumps(action)), SeededChance(seed))
 
 
-@settings(PROPERTIES, max_examples=30)  # every action also tries every alternative
-@given(seats=seat_counts, seed=seeds, choice_seed=choices)
+policies = st.sampled_from(POLICIES)
+
+
+@settings(PROPERTIES, max_examples=25)  # every action also tries every alternative
+@given(seats=seat_counts, seed=seeds, choice_seed=choices, policy=policies)
 def test_the_contract_and_the_rulebook_hold_after_every_action_of_a_random_match(
-    seats: int, seed: bytes, choice_seed: int
+    seats: int, seed: bytes, choice_seed: int, policy: str
 ) -> None:
-    match = play_match(seats, seed, choice_seed)
+    match = play_match(seats, seed, choice_seed, policy=policy)
     assert match.state.result is not None
     assert match.state.result["reason"] == "finished"
     assert max(match.state.totals) >= 50 * seats
 
 
 @PROPERTIES
-@given(seats=seat_counts, seed=seeds, choice_seed=choices)
+@given(seats=seat_counts, seed=seeds, choice_seed=choices, policy=policies)
 def test_replaying_the_same_seed_and_actions_reproduces_the_same_match(
-    seats: int, seed: bytes, choice_seed: int
+    seats: int, seed: bytes, choice_seed: int, policy: str
 ) -> None:
-    match = play_match(seats, seed, choice_seed, check=False)
+    match = play_match(seats, seed, choice_seed, policy=policy, check=False)
     chance = SeededChance(seed)
     replay, events = RULES.new_game(seats, {}, chance)
     replayed = record(events)
@@ -285,6 +353,14 @@ def test_replaying_the_same_seed_and_actions_reproduces_the_same_match(
     assert replayed == match.events
 
 
+def replay_until(seats: int, seed: bytes, match: Match, stop: int) -> EightsState:
+    chance = SeededChance(seed)
+    state, _ = RULES.new_game(seats, {}, chance)
+    for seat, action in match.moves[:stop]:
+        state.apply(seat, action, chance)
+    return state
+
+
 @PROPERTIES
 @given(seats=seat_counts, seed=seeds, choice_seed=choices, stop=st.integers(0, 400))
 def test_a_match_loaded_mid_way_goes_on_exactly_as_the_original(
@@ -292,20 +368,41 @@ def test_a_match_loaded_mid_way_goes_on_exactly_as_the_original(
 ) -> None:
     match = play_match(seats, seed, choice_seed, check=False)
     stop = min(stop, len(match.moves))
-    chance = SeededChance(seed)
-    state, _ = RULES.new_game(seats, {}, chance)
-    for seat, action in match.moves[:stop]:
-        state.apply(seat, action, chance)
-    state = roundtrip(state)
+    state = roundtrip(replay_until(seats, seed, match, stop))
     for seat, action in match.moves[stop:]:
         state.apply(seat, action, SeededChance(seed))
     assert state.to_json() == match.state.to_json()
 
 
 @PROPERTIES
-@given(seats=seat_counts, seed=seeds, choice_seed=choices)
+@given(
+    seats=seat_counts,
+    seed=seeds,
+    choice_seed=choices,
+    stop=st.integers(0, 400),
+    loser=st.integers(0, 3),
+    reason=st.sampled_from(["resigned", "timeout"]),
+)
+def test_a_forfeit_at_any_moment_puts_that_seat_last_and_the_others_by_their_totals(
+    seats: int, seed: bytes, choice_seed: int, stop: int, loser: int, reason: str
+) -> None:
+    match = play_match(seats, seed, choice_seed, check=False)
+    state = replay_until(seats, seed, match, min(stop, len(match.moves) - 1))
+    loser %= seats
+    totals = list(state.totals)
+    state.forfeit(loser, reason)
+    others = [totals[s] for s in range(seats) if s != loser]
+    places = [1 + sum(t > totals[s] for t in others) for s in range(seats)]
+    places[loser] = seats
+    assert state.result == {"reason": reason, "seat": loser, "places": places, "totals": totals}
+    assert state.to_act == ()
+    check_state(state, [])
+
+
+@settings(PROPERTIES, max_examples=30)
+@given(seats=seat_counts, seed=seeds, choice_seed=choices, policy=policies)
 def test_with_the_whole_pack_in_hand_between_the_players_a_hand_never_gets_stuck(
-    seats: int, seed: bytes, choice_seed: int
+    seats: int, seed: bytes, choice_seed: int, policy: str
 ) -> None:
     # The rare end of a hand: the stock is empty, the pile is a single card and
     # every other card is held, so players pass, draw single-card reshuffles and
@@ -324,10 +421,11 @@ def test_with_the_whole_pack_in_hand_between_the_players_a_hand_never_gets_stuck
     while state.hand_no == 1 and not state.is_over:
         (seat,) = state.to_act
         legal = state.legal_actions(seat)
-        assert sorted(map(json.dumps, legal)) == referee.legal_actions(state, seat)
+        referee.check_turn(state, seat, legal)
         before = state.to_json()
-        events = state.apply(seat, chooser.choice(legal), chance)
-        referee.follow(state, seat, events, before)
+        action = choose(legal, chooser, policy)
+        events = state.apply(seat, action, chance)
+        referee.follow(state, seat, action, events, before)
         check_state(state, events)
         actions += 1
         assert actions < MAX_ACTIONS, "the hand got stuck"
@@ -340,16 +438,17 @@ def test_a_different_seed_deals_a_different_match() -> None:
     assert first.events[:3] != second.events[:3]
 
 
-def test_many_seeded_matches_all_end_with_one_place_per_seat() -> None:
+@pytest.mark.parametrize("seats", [2, 3, 4])
+@pytest.mark.parametrize("policy", POLICIES)
+def test_many_seeded_matches_all_end_with_one_place_per_seat(seats: int, policy: str) -> None:
     """Seeded loops, for breadth: every match ends, and its places are competition ranks."""
-    for seats in (2, 3, 4):
-        for n in range(40):
-            seed = bytes([seats, n]) * (SEED_BYTES // 2)
-            state = play_match(seats, seed, n, check=False).state
-            assert state.result is not None
-            totals, places = state.result["totals"], state.result["places"]
-            assert totals == state.totals
-            for seat in range(seats):
-                higher = sum(1 for other in range(seats) if totals[other] > totals[seat])
-                assert places[seat] == higher + 1
-            assert places.count(1) == 1  # only the player who goes out scores
+    for n in range(20):
+        seed = bytes([seats, n]) * (SEED_BYTES // 2)
+        state = play_match(seats, seed, n, policy=policy, check=False).state
+        assert state.result is not None
+        totals, places = state.result["totals"], state.result["places"]
+        assert totals == state.totals
+        for seat in range(seats):
+            higher = sum(1 for other in range(seats) if totals[other] > totals[seat])
+            assert places[seat] == higher + 1
+        assert places.count(1) == 1  # only the player who goes out scores
