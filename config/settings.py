@@ -36,8 +36,23 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Readers wait for a writer instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("timeout", 20)
 
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="memory://")
-CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+# The development default is kombu's filesystem transport: an embedded broker
+# that needs no server but still joins the web process to the worker and beat.
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    _broker_dir = VAR_DIR / "broker"
+    for _folder in ("queue", "processed"):
+        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "store_processed": False,
+    }
+# Tests run tasks inline unless they start a real worker themselves.
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=FAIRDEAL_ENV == "test")
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -68,7 +83,10 @@ if PRODUCTION:
         problems.append("DATABASE_URL must name a PostgreSQL database")
     if "ALLOWED_HOSTS" not in env:
         problems.append("ALLOWED_HOSTS must be set")
-    if CELERY_BROKER_URL.startswith("memory://") or "CELERY_BROKER_URL" not in env:
+    if (
+        CELERY_BROKER_URL.split("://")[0] in ("memory", "filesystem")
+        or "CELERY_BROKER_URL" not in env
+    ):
         problems.append("CELERY_BROKER_URL must name a real broker")
     if problems:
         raise ImproperlyConfigured("production settings refused: " + "; ".join(problems))
@@ -151,6 +169,26 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = FAIRDEAL_MAX_BODY_BYTES
 # Per-move deadlines, in seconds: from a minute (configurable for tests) to a week.
 FAIRDEAL_MIN_DEADLINE_SECONDS = env.int("FAIRDEAL_MIN_DEADLINE_SECONDS", default=60)
 FAIRDEAL_MAX_DEADLINE_SECONDS = env.int("FAIRDEAL_MAX_DEADLINE_SECONDS", default=7 * 24 * 3600)
+# A reminder mail goes out when this share of a move's time is left.
+FAIRDEAL_REMINDER_SHARE = env.float("FAIRDEAL_REMINDER_SHARE", default=0.25)
+# Links in mail point here.
+FAIRDEAL_BASE_URL = env.str("FAIRDEAL_BASE_URL", default="http://127.0.0.1:8000")
+# Mail: printed to the console in development; an SMTP URL (EMAIL_URL) in production.
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))
+if "EMAIL_URL" in env:
+    vars().update(env.email_url("EMAIL_URL"))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Fairdeal <fairdeal@localhost>")
+# How often Celery beat sweeps for passed deadlines, in seconds.
+FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=5.0)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-deadlines": {
+        "task": "games.sweep_deadlines",
+        "schedule": FAIRDEAL_SWEEP_SECONDS,
+        # A sweep that waited longer than the interval is replaced by the next one.
+        "options": {"expires": FAIRDEAL_SWEEP_SECONDS},
+    },
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -100,6 +100,8 @@ class Seat(models.Model):
     )
     is_bot = models.BooleanField(default=False)
     joined_at = models.DateTimeField(null=True, blank=True)
+    # Set while the seat owes an action: when it is due.
+    deadline_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["table", "number"]

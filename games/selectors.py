@@ -40,6 +40,7 @@ def _seats(table: Table, counts: list[int] | None, totals: list[int] | None) -> 
             "bot": seat.is_bot,
             "cards": counts[seat.number] if counts is not None else None,
             "total": totals[seat.number] if totals is not None else None,
+            "deadline": _iso(seat.deadline_at),
         }
         for seat in table.seats.all()
     ]
@@ -137,6 +138,9 @@ def table_summary(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[
         "deadline": _iso(table.deadline_at),
         "your_seat": seat,
         "your_turn": seat is not None and seat in table.to_act,
+        "your_deadline": next(
+            (_iso(s.deadline_at) for s in seats if s.number == seat and s.deadline_at), None
+        ),
         "result": table.result,
     }
 

@@ -54,6 +54,9 @@ class SeatViewSerializer(serializers.Serializer):
     bot = serializers.BooleanField()
     cards = serializers.IntegerField(allow_null=True, help_text="cards in hand, once dealt")
     total = serializers.IntegerField(allow_null=True, help_text="running total for the match")
+    deadline = serializers.DateTimeField(
+        allow_null=True, help_text="when this seat's owed action is due; null if it owes none"
+    )
 
 
 class YouSerializer(serializers.Serializer):
@@ -130,6 +133,7 @@ class TableSummarySerializer(serializers.Serializer):
     deadline = serializers.DateTimeField(allow_null=True)
     your_seat = serializers.IntegerField(allow_null=True)
     your_turn = serializers.BooleanField()
+    your_deadline = serializers.DateTimeField(allow_null=True)
     result = ResultSerializer(allow_null=True)
 
 

@@ -8,7 +8,7 @@ call the engine, append the log entry and store the new cache, or raise a
 from __future__ import annotations
 
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -21,7 +21,7 @@ from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, seed_for
 from games.models import Move, Seat, Table
 from games.rules import Event, GameState, find_ruleset
-from games.rules.base import RESIGNED
+from games.rules.base import RESIGNED, TIMEOUT
 from games.rules.chance import SEED_BYTES, SeededChance, commitment
 
 
@@ -100,19 +100,37 @@ def _events_json(events: list[Event]) -> list[dict[str, Any]]:
     return [event.to_json() for event in events]
 
 
-def _store(table: Table, state: GameState, now: Any) -> None:
-    """Write the state cache and everything derived from it onto the table row."""
+def _store(table: Table, state: GameState, now: datetime, *, acted: int | None = None) -> None:
+    """Write the state cache and everything derived from it onto the table and its seats.
+
+    Each seat that owes an action has its own deadline: a seat that newly owes
+    one, or that has just acted and owes another, gets the table's full time
+    from now; a seat that still owes what it owed keeps the deadline it had.
+    The table's ``deadline_at`` is the earliest of them, for the sweep's index.
+    """
     table.state = state.to_json()
-    table.to_act = list(state.to_act)
-    # Every move has the same deadline, counted from the move before it.
-    table.deadline_at = now + timedelta(seconds=table.deadline_seconds)
+    owing = set() if state.is_over else set(state.to_act)
+    already = set(table.to_act) - ({acted} if acted is not None else set())
+    table.to_act = sorted(owing)
+    fresh = now + timedelta(seconds=table.deadline_seconds)
+    seats = list(table.seats.all())
+    changed = []
+    for seat in seats:
+        due = None
+        if seat.number in owing:
+            due = seat.deadline_at if seat.number in already and seat.deadline_at else fresh
+        if due != seat.deadline_at:
+            seat.deadline_at = due
+            changed.append(seat)
+    if changed:
+        Seat.objects.bulk_update(changed, ["deadline_at"])
+    dues = [seat.deadline_at for seat in seats if seat.deadline_at is not None]
+    table.deadline_at = min(dues) if dues else None
     if state.is_over:
         table.status = Table.Status.FINISHED
         table.result = state.result
         table.end_reason = state.result["reason"]
         table.finished_at = now
-        table.to_act = []
-        table.deadline_at = None
 
 
 # -- creating and joining -----------------------------------------------------
@@ -224,6 +242,11 @@ def _start(table: Table) -> None:
 # -- playing ------------------------------------------------------------------
 
 
+class DeadlinePassed(ServiceError):
+    code = "deadline_passed"
+    status = 409
+
+
 def _playing_table(table_id: int, user: AbstractBaseUser) -> tuple[Table, int]:
     table = _lock(table_id)
     seat = _seat_of(table, user)
@@ -246,32 +269,121 @@ def _append(table: Table, *, kind: str, seat: int, action: Any, events: list[Eve
     )
 
 
-@transaction.atomic
-def move_apply(*, table_id: int, user: AbstractBaseUser, version: int, action: Any) -> Table:
-    """Apply one of the caller's legal actions, if the caller saw the current version."""
-    table, seat = _playing_table(table_id, user)
-    if version != table.version:
-        raise StaleVersion(
-            f"the table has moved on: you saw version {version}, it is now {table.version}"
-        )
+def _settle_deadline(table: Table, now: datetime) -> bool:
+    """Under the row lock: end the game against a seat whose deadline has passed.
+
+    At or past the deadline the seat has lost, whatever arrives afterwards. When
+    several seats are late, the one due first (then the lowest number) forfeits.
+    Returns whether the table ended here.
+    """
+    if table.status != Table.Status.PLAYING or table.deadline_at is None or table.deadline_at > now:
+        return False
+    late = (
+        Seat.objects.filter(table=table, deadline_at__lte=now, number__in=table.to_act)
+        .order_by("deadline_at", "number")
+        .first()
+    )
+    if late is None:  # the cached earliest deadline is out of date: mend it
+        dues = table.seats.exclude(deadline_at=None).values_list("deadline_at", flat=True)
+        table.deadline_at = min(dues, default=None)
+        table.save(update_fields=["deadline_at"])
+        return False
     state = load_state(table)
-    events = state.apply(seat, action, table_chance(table))
-    _append(table, kind=Move.Kind.ACTION, seat=seat, action=action, events=events)
-    _store(table, state, timezone.now())
+    events = state.forfeit(late.number, TIMEOUT)
+    _append(
+        table, kind=Move.Kind.FORFEIT, seat=late.number, action={"reason": TIMEOUT}, events=events
+    )
+    _store(table, state, now)
     table.save()
+    return True
+
+
+def move_apply(*, table_id: int, user: AbstractBaseUser, version: int, action: Any) -> Table:
+    """Apply one of the caller's legal actions, if the caller saw the current version.
+
+    A move that arrives at or past a deadline loses: the late seat forfeits (and
+    that is committed), and the caller is told so.
+    """
+    with transaction.atomic():
+        table, seat = _playing_table(table_id, user)
+        now = timezone.now()
+        timed_out = _settle_deadline(table, now)
+        if not timed_out:
+            if version != table.version:
+                raise StaleVersion(
+                    f"the table has moved on: you saw version {version}, it is now {table.version}"
+                )
+            state = load_state(table)
+            events = state.apply(seat, action, table_chance(table))
+            _append(table, kind=Move.Kind.ACTION, seat=seat, action=action, events=events)
+            _store(table, state, now, acted=seat)
+            table.save()
+    if timed_out:
+        raise DeadlinePassed(_deadline_message(table, seat))
     return table
 
 
-@transaction.atomic
 def table_resign(*, table_id: int, user: AbstractBaseUser) -> Table:
     """Resign, on one's turn or not: the seat finishes last and the game ends."""
-    table, seat = _playing_table(table_id, user)
-    state = load_state(table)
-    events = state.forfeit(seat, RESIGNED)
-    _append(table, kind=Move.Kind.FORFEIT, seat=seat, action={"reason": RESIGNED}, events=events)
-    _store(table, state, timezone.now())
-    table.save()
+    with transaction.atomic():
+        table, seat = _playing_table(table_id, user)
+        now = timezone.now()
+        timed_out = _settle_deadline(table, now)
+        if not timed_out:
+            state = load_state(table)
+            events = state.forfeit(seat, RESIGNED)
+            _append(
+                table, kind=Move.Kind.FORFEIT, seat=seat, action={"reason": RESIGNED}, events=events
+            )
+            _store(table, state, now)
+            table.save()
+    if timed_out:
+        raise DeadlinePassed(_deadline_message(table, seat))
     return table
+
+
+def _deadline_message(table: Table, seat: int) -> str:
+    late = table.result["seat"]
+    who = "your" if late == seat else f"seat {late}'s"
+    return f"too late: {who} deadline had passed, and the game has ended by timeout"
+
+
+# -- deadlines ------------------------------------------------------------------
+
+
+def table_timeout(*, table_id: int, now: datetime | None = None) -> bool:
+    """End one table whose deadline has passed; False if it is not due (or is busy)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = (
+            Table.objects.select_for_update(skip_locked=True)
+            .filter(pk=table_id, status=Table.Status.PLAYING)
+            .first()
+        )
+        return table is not None and _settle_deadline(table, now)
+
+
+def sweep_deadlines(*, now: datetime | None = None, batch: int = 200) -> list[int]:
+    """End every table whose deadline has passed, a batch per transaction.
+
+    Rows another sweep (or a move) holds are skipped, not waited for: whoever
+    holds the lock settles the table, and a later sweep finds anything left.
+    Returns the ids of the tables ended here.
+    """
+    now = now or timezone.now()
+    ended: list[int] = []
+    while True:
+        with transaction.atomic():
+            due = list(
+                Table.objects.select_for_update(skip_locked=True)
+                .filter(status=Table.Status.PLAYING, deadline_at__lte=now)
+                .order_by("deadline_at")[:batch]
+            )
+            for table in due:
+                if _settle_deadline(table, now):
+                    ended.append(table.pk)
+        if len(due) < batch:
+            return ended
 
 
 # -- replay -------------------------------------------------------------------
