@@ -1,5 +1,6 @@
 # Fairdeal: `make run` starts the service, `make test` runs the whole test suite.
 # Both install what they need into .venv first; nothing but Python 3.11+ is assumed.
+# `make worker` runs a Celery worker with beat against CELERY_BROKER_URL (Redis in production).
 
 PYTHON ?= python3
 VENV := .venv
@@ -10,7 +11,7 @@ PORT ?= 8000
 # The tests talk to a real PostgreSQL; override DATABASE_URL to point elsewhere.
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/fairdeal
 
-.PHONY: install run test lint bench check-replays clean
+.PHONY: install run worker test lint bench check-replays clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,15 +21,22 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The web server, and a Celery worker with beat (deadlines, mail) on the embedded
+# filesystem broker: no Redis needed. Ctrl-C stops both.
 run: install
 	$(BIN)/python manage.py migrate --noinput
 	@echo
 	@echo "  Fairdeal is running at http://$(HOST):$(PORT)/  (API docs: http://$(HOST):$(PORT)/api/docs/)"
 	@echo
+	$(BIN)/celery -A config worker --beat --pool=solo --loglevel=WARNING & \
+	worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: install
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} FAIRDEAL_ENV=test $(BIN)/pytest
+
+worker: install
+	$(BIN)/celery -A config worker --beat --loglevel=INFO
 
 lint: install
 	$(BIN)/ruff check .
@@ -37,6 +45,7 @@ lint: install
 bench: install
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/verify.py
+	$(BIN)/python bench/deadlines.py
 
 check-replays: install
 	$(BIN)/python manage.py check_replays
