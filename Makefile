@@ -33,7 +33,7 @@ run: install
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: install
-	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} FAIRDEAL_ENV=test $(BIN)/pytest
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} FAIRDEAL_ENV=test $(BIN)/pytest -n 2
 
 worker: install
 	$(BIN)/celery -A config worker --beat --loglevel=INFO

@@ -41,3 +41,41 @@ class AccountSerializer(serializers.Serializer):
 
 class TokenSerializer(serializers.Serializer):
     token = serializers.CharField()
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true or false only: DRF's own field would also take "yes", 1 or "on"."""
+
+    default_error_messages = {"invalid": "must be true or false"}
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+class StrictSerializer(serializers.Serializer):
+    """Refuses fields it does not know, rather than ignoring them."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({unknown[0]: ["there is no such setting"]})
+        return super().to_internal_value(data)
+
+
+class MailPreferencesSerializer(StrictSerializer):
+    your_turn = StrictBooleanField(required=False)
+    reminder = StrictBooleanField(required=False)
+    game_over = StrictBooleanField(required=False)
+
+
+class MeSerializer(serializers.Serializer):
+    username = serializers.CharField(read_only=True)
+    email = serializers.EmailField(read_only=True)
+    mail = MailPreferencesSerializer()
+
+
+class MeUpdateSerializer(StrictSerializer):
+    mail = MailPreferencesSerializer(required=True)

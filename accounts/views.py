@@ -8,8 +8,11 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from accounts.models import MailPreferences
 from accounts.serializers import (
     AccountSerializer,
+    MeSerializer,
+    MeUpdateSerializer,
     RegisterSerializer,
     TokenRequestSerializer,
     TokenSerializer,
@@ -48,3 +51,32 @@ class TokenView(APIView):
         serializer.is_valid(raise_exception=True)
         token = token_for(**serializer.validated_data)
         return Response({"token": token.key})
+
+
+class MeView(APIView):
+    """The caller's account and which mail it gets."""
+
+    @staticmethod
+    def _answer(request: Request, preferences: MailPreferences) -> Response:
+        user = request.user
+        return Response(
+            {"username": user.username, "email": user.email, "mail": preferences.as_json()}
+        )
+
+    @extend_schema(responses={200: MeSerializer})
+    def get(self, request: Request) -> Response:
+        """Who I am, and which mail I get."""
+        return self._answer(request, MailPreferences.for_user(request.user))
+
+    @extend_schema(request=MeUpdateSerializer, responses={200: MeSerializer})
+    def patch(self, request: Request) -> Response:
+        """Turn kinds of mail on or off: `{"mail": {"reminder": false}}`; others stay as they are."""
+        serializer = MeUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        changes = serializer.validated_data["mail"]
+        preferences = MailPreferences.for_user(request.user)
+        for kind, value in changes.items():
+            setattr(preferences, kind, value)
+        if changes:
+            preferences.save(update_fields=list(changes))
+        return self._answer(request, preferences)

@@ -41,12 +41,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
-    for _folder in ("queue", "processed"):
+    for _folder in ("queue", "processed", "control"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
 # Tests run tasks inline unless they start a real worker themselves.
@@ -186,6 +187,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.sweep_deadlines",
         "schedule": FAIRDEAL_SWEEP_SECONDS,
         # A sweep that waited longer than the interval is replaced by the next one.
+        "options": {"expires": FAIRDEAL_SWEEP_SECONDS},
+    },
+    "send-reminders": {
+        "task": "games.send_reminders",
+        "schedule": FAIRDEAL_SWEEP_SECONDS,
         "options": {"expires": FAIRDEAL_SWEEP_SECONDS},
     },
 }

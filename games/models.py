@@ -105,6 +105,13 @@ class Seat(models.Model):
 
     class Meta:
         ordering = ["table", "number"]
+        indexes = [
+            models.Index(
+                fields=["deadline_at"],
+                name="seat_owing_deadline",
+                condition=Q(deadline_at__isnull=False),
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="seat_number_unique"),
             models.UniqueConstraint(
@@ -159,3 +166,44 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"move {self.seq} of table {self.table_id}"
+
+
+class Notice(models.Model):
+    """One mail to one player, claimed before it is sent so that it is sent once.
+
+    The unique constraint decides who sends: whichever worker inserts the row
+    first sends the mail; everyone else meets the constraint and skips it. A
+    turn is named by its deadline (``key``, ISO 8601 in UTC), so a new turn,
+    with its new deadline, gets its own mail; a game ends once (``key`` "").
+    """
+
+    class Kind(models.TextChoices):
+        YOUR_TURN = "your_turn", "your turn"
+        REMINDER = "reminder", "reminder"
+        GAME_OVER = "game_over", "game over"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notices"
+    )
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="notices")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    key = models.CharField(max_length=64, blank=True)
+    # The deadline the mail is about (null for game over), for the reminder query.
+    deadline_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "table", "kind", "key"], name="notice_sent_once"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=["your_turn", "reminder", "game_over"]),
+                name="notice_kind_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} mail to user {self.user_id} about table {self.table_id}"

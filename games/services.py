@@ -100,6 +100,13 @@ def _events_json(events: list[Event]) -> list[dict[str, Any]]:
     return [event.to_json() for event in events]
 
 
+def _after_commit_notify(table_id: int) -> None:
+    """Once this write is committed, mail whom it concerns: whose turn it is, or game over."""
+    from games import tasks  # games.tasks imports this module
+
+    transaction.on_commit(lambda: tasks.notify.delay(table_id))
+
+
 def _store(table: Table, state: GameState, now: datetime, *, acted: int | None = None) -> None:
     """Write the state cache and everything derived from it onto the table and its seats.
 
@@ -237,6 +244,7 @@ def _start(table: Table) -> None:
     _store(table, state, now)
     Move.objects.create(table=table, seq=0, kind=Move.Kind.START, events=_events_json(events))
     table.save()
+    _after_commit_notify(table.pk)
 
 
 # -- playing ------------------------------------------------------------------
@@ -293,8 +301,10 @@ def _settle_deadline(table: Table, now: datetime) -> bool:
     _append(
         table, kind=Move.Kind.FORFEIT, seat=late.number, action={"reason": TIMEOUT}, events=events
     )
-    _store(table, state, now)
+    # Lateness is judged at ``now``; the table ends when this actually runs.
+    _store(table, state, timezone.now())
     table.save()
+    _after_commit_notify(table.pk)
     return True
 
 
@@ -318,6 +328,7 @@ def move_apply(*, table_id: int, user: AbstractBaseUser, version: int, action: A
             _append(table, kind=Move.Kind.ACTION, seat=seat, action=action, events=events)
             _store(table, state, now, acted=seat)
             table.save()
+            _after_commit_notify(table.pk)
     if timed_out:
         raise DeadlinePassed(_deadline_message(table, seat))
     return table
@@ -337,6 +348,7 @@ def table_resign(*, table_id: int, user: AbstractBaseUser) -> Table:
             )
             _store(table, state, now)
             table.save()
+            _after_commit_notify(table.pk)
     if timed_out:
         raise DeadlinePassed(_deadline_message(table, seat))
     return table

@@ -1,0 +1,404 @@
+"""Deadlines at scale: the sweep's query cost and how late timeouts land.
+
+    python bench/deadlines.py [--tables 10000] [--expiring 1000] [--spread 10] [--interval 1.0]
+
+Runs against PostgreSQL (``DATABASE_URL``, default
+``postgres://postgres@127.0.0.1:5432/fairdeal_bench``; the database is created
+if missing, migrated, and its tables are emptied at the start). One started
+two-seat table is made through ``games.services``; the rest are bulk clones of
+it, all playing, their deadlines a day away.
+
+(a) The sweep's ``SELECT ... FOR UPDATE SKIP LOCKED`` over expired tables,
+    timed with 0, 100 and 1,000 expired among 1,000 and among 10,000 active
+    tables, with the plan checked for the partial index ``table_playing_deadline``.
+(b) 1,000 tables get deadlines spread over the next ``--spread`` seconds; the
+    bench sweeps every ``--interval`` seconds until all have ended and prints
+    the lateness (finished_at - deadline) p50/p99/max and the sweep's rate.
+
+Work the services hand to Celery after a commit (mail) goes to an in-process
+``memory://`` broker that nobody consumes, so only the sweep itself is timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/fairdeal_bench")
+os.environ.setdefault("CELERY_BROKER_URL", "memory://")
+os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "false")
+os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend")
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+
+INDEX = "table_playing_deadline"
+BATCH = 2000
+FAR = timedelta(days=1)
+
+
+def ensure_database(url: str) -> None:
+    """CREATE DATABASE if it does not exist yet."""
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    admin = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+            print(f"created database {name}")
+
+
+def setup() -> None:
+    ensure_database(os.environ["DATABASE_URL"])
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        sys.exit("bench/deadlines.py needs PostgreSQL: set DATABASE_URL=postgres://...")
+    call_command("migrate", verbosity=0)
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE games_table RESTART IDENTITY CASCADE")
+
+
+# -- building the tables --------------------------------------------------------------
+
+
+def template_table() -> Any:
+    from django.contrib.auth import get_user_model
+
+    from games import services
+
+    user_model = get_user_model()
+    alice, _ = user_model.objects.get_or_create(username="alice", defaults={"email": ""})
+    bob, _ = user_model.objects.get_or_create(username="bob", defaults={"email": ""})
+    table = services.table_create(user=alice, game="crazy-eights", seats=2, deadline=86400)
+    services.table_join(table_id=table.pk, user=bob)
+    table.refresh_from_db()
+    return table
+
+
+def clone(template: Any, count: int, now: datetime) -> list[int]:
+    """``count`` copies of a started table, each with its seats and its start move."""
+    from django.db import transaction
+
+    from games.models import Move, Seat, Table
+
+    seats = list(template.seats.order_by("number"))
+    start = template.moves.get(seq=0)
+    (owing,) = template.to_act
+    skip = {"id", "created_at"}
+    fields = [f.attname for f in Table._meta.concrete_fields if f.attname not in skip]
+    ids: list[int] = []
+    while len(ids) < count:
+        n = min(BATCH, count - len(ids))
+        with transaction.atomic():
+            due = now + FAR
+            tables = Table.objects.bulk_create(
+                [
+                    Table(**{**{f: getattr(template, f) for f in fields}, "deadline_at": due})
+                    for _ in range(n)
+                ]
+            )
+            Seat.objects.bulk_create(
+                Seat(
+                    table_id=t.pk,
+                    number=s.number,
+                    user_id=s.user_id,
+                    is_bot=s.is_bot,
+                    joined_at=s.joined_at,
+                    deadline_at=due if s.number == owing else None,
+                )
+                for t in tables
+                for s in seats
+            )
+            Move.objects.bulk_create(
+                Move(table_id=t.pk, seq=0, kind=start.kind, events=start.events) for t in tables
+            )
+        ids.extend(t.pk for t in tables)
+    return ids
+
+
+def set_deadlines(ids: list[int], dues: list[datetime], owing: int) -> None:
+    """Give each table (and its owing seat) the matching deadline, in one statement each."""
+    from django.db import connection, transaction
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE games_table t SET deadline_at = d.due FROM unnest(%s::bigint[], "
+            "%s::timestamptz[]) AS d(id, due) WHERE t.id = d.id",
+            [ids, dues],
+        )
+        cursor.execute(
+            "UPDATE games_seat s SET deadline_at = d.due FROM unnest(%s::bigint[], "
+            "%s::timestamptz[]) AS d(id, due) WHERE s.table_id = d.id AND s.number = %s",
+            [ids, dues, owing],
+        )
+
+
+def analyze() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE games_table")
+        cursor.execute("ANALYZE games_seat")
+
+
+# -- (a) the sweep's query --------------------------------------------------------------
+
+
+def sweep_query(now: datetime, batch: int | None) -> Any:
+    """The sweep's own SELECT (see games.services.sweep_deadlines)."""
+    from games.models import Table
+
+    qs = (
+        Table.objects.select_for_update(skip_locked=True)
+        .filter(status=Table.Status.PLAYING, deadline_at__lte=now)
+        .order_by("deadline_at")
+    )
+    return qs[:batch] if batch else qs
+
+
+def index_names(plan: Any) -> set[str]:
+    names = set()
+    if isinstance(plan, dict):
+        if "Index Name" in plan:
+            names.add(plan["Index Name"])
+        for value in plan.values():
+            names |= index_names(value)
+    elif isinstance(plan, list):
+        for value in plan:
+            names |= index_names(value)
+    return names
+
+
+def measure_query(now: datetime, batch: int | None, repeat: int = 7) -> dict[str, Any]:
+    """EXPLAIN ANALYZE of the sweep's SELECT, and its median wall time through the ORM."""
+    import json
+
+    from django.db import connection, transaction
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        sql, params = sweep_query(now, batch).query.sql_with_params()
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, params)
+        raw = cursor.fetchone()[0]
+        plan = raw if isinstance(raw, list) else json.loads(raw)
+        transaction.set_rollback(True)
+    top = plan[0]
+    times = []
+    rows = 0
+    for _ in range(repeat):
+        with transaction.atomic():
+            started = time.perf_counter()
+            rows = len(list(sweep_query(now, batch)))
+            times.append(time.perf_counter() - started)
+            transaction.set_rollback(True)
+    return {
+        "rows": rows,
+        "exec_ms": top["Execution Time"],
+        "wall_ms": statistics.median(times) * 1000,
+        "buffers": top["Plan"].get("Shared Hit Blocks", 0)
+        + top["Plan"].get("Shared Read Blocks", 0),
+        "indexes": index_names(top["Plan"]),
+    }
+
+
+def query_costs(ids: list[int], owing: int, expired_counts: list[int]) -> list[dict[str, Any]]:
+    from django.utils import timezone
+
+    rows = []
+    for expired in expired_counts:
+        now = timezone.now()
+        late = ids[:expired]
+        set_deadlines(late, [now - timedelta(minutes=5)] * expired, owing)
+        analyze()
+        for batch in (200, None):
+            figures = measure_query(timezone.now(), batch)
+            rows.append({"active": len(ids), "expired": expired, "batch": batch, **figures})
+        far = timezone.now() + FAR
+        set_deadlines(late, [far] * expired, owing)
+    return rows
+
+
+# -- (b) lateness ------------------------------------------------------------------------
+
+
+def lateness(ids: list[int], owing: int, spread: float, interval: float) -> dict[str, Any]:
+    from django.utils import timezone
+
+    from games import services
+    from games.models import Table
+
+    lead = 1.0  # the first deadline comes a second after the setup
+    start = timezone.now() + timedelta(seconds=lead)
+    dues = [start + timedelta(seconds=spread * i / len(ids)) for i in range(len(ids))]
+    set_deadlines(ids, dues, owing)
+    analyze()
+    planned = dict(zip(ids, dues, strict=True))
+
+    sweeps: list[tuple[float, int]] = []
+    returned: dict[int, datetime] = {}
+    give_up = time.monotonic() + lead + spread + 60
+    remaining = set(ids)
+    while remaining and time.monotonic() < give_up:
+        tick = time.monotonic()
+        ended = services.sweep_deadlines()
+        took = time.monotonic() - tick
+        back = timezone.now()
+        returned.update((pk, back) for pk in ended)
+        sweeps.append((took, len(ended)))
+        twice = set(ended) - remaining
+        if twice:
+            raise SystemExit(f"tables ended twice: {sorted(twice)[:10]}")
+        remaining -= set(ended)
+        time.sleep(max(0.0, interval - took))
+    if remaining:
+        raise SystemExit(f"{len(remaining)} tables never ended; the sweep is stuck")
+
+    finished = dict(Table.objects.filter(pk__in=ids).values_list("pk", "finished_at"))
+    reasons = set(Table.objects.filter(pk__in=ids).values_list("end_reason", flat=True))
+    late = sorted((finished[pk] - planned[pk]).total_seconds() for pk in ids)
+    # finished_at is the sweep's ``now`` (its start); the ending is committed by the
+    # time the sweep returns, which bounds the lateness a player sees from above.
+    seen = sorted((returned[pk] - planned[pk]).total_seconds() for pk in ids)
+    busy = [(took, n) for took, n in sweeps if n]
+    return {
+        "tables": len(ids),
+        "reasons": reasons,
+        "early": sum(1 for s in late if s < 0),
+        "p50": late[len(late) // 2],
+        "p99": late[min(len(late) - 1, int(len(late) * 0.99))],
+        "max": late[-1],
+        "seen_p50": seen[len(seen) // 2],
+        "seen_p99": seen[min(len(seen) - 1, int(len(seen) * 0.99))],
+        "seen_max": seen[-1],
+        "sweeps": len(sweeps),
+        "busy_sweeps": len(busy),
+        "sweep_seconds": sum(t for t, _ in sweeps),
+        "rate": sum(n for _, n in busy) / sum(t for t, _ in busy) if busy else 0.0,
+        "largest": max((n for _, n in sweeps), default=0),
+        "slowest": max((t for t, _ in sweeps), default=0.0),
+    }
+
+
+def burst(ids: list[int], owing: int) -> tuple[int, float]:
+    """All of ``ids`` late at once: one sweep ends them; its rate in tables per second."""
+    from django.utils import timezone
+
+    from games import services
+
+    past = timezone.now() - timedelta(minutes=5)
+    set_deadlines(ids, [past] * len(ids), owing)
+    analyze()
+    started = time.perf_counter()
+    ended = services.sweep_deadlines()
+    took = time.perf_counter() - started
+    if sorted(ended) != sorted(ids):
+        raise SystemExit(f"the burst sweep ended {len(ended)} of {len(ids)} late tables")
+    return len(ended), took
+
+
+# -- main ----------------------------------------------------------------------------------
+
+
+def print_costs(rows: list[dict[str, Any]]) -> None:
+    print(
+        f"  {'active':>7} {'expired':>7} {'limit':>6} {'rows':>5} {'EXPLAIN ms':>10} "
+        f"{'ORM ms':>7} {'buffers':>7}  index"
+    )
+    for r in rows:
+        limit = r["batch"] or "none"
+        print(
+            f"  {r['active']:>7} {r['expired']:>7} {limit!s:>6} {r['rows']:>5} "
+            f"{r['exec_ms']:>10.3f} {r['wall_ms']:>7.2f} {r['buffers']:>7}  "
+            f"{', '.join(sorted(r['indexes'])) or 'NO INDEX (seq scan)'}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=10_000, help="active (playing) tables")
+    parser.add_argument("--expiring", type=int, default=1_000, help="tables timed out in (b)")
+    parser.add_argument("--spread", type=float, default=10.0, help="seconds the deadlines span")
+    parser.add_argument("--interval", type=float, default=1.0, help="seconds between sweeps")
+    args = parser.parse_args()
+    if args.expiring * 2 > args.tables or args.tables < 1000:
+        parser.error("need --tables >= 1000 and at least twice --expiring")
+
+    began = time.perf_counter()
+    setup()
+    from django.utils import timezone
+
+    template = template_table()
+    (owing,) = template.to_act
+    far = timezone.now() + FAR
+    set_deadlines([template.pk], [far], owing)
+
+    step = time.perf_counter()
+    ids = [template.pk, *clone(template, 999, timezone.now())]
+    small = query_costs(ids, owing, [0, 100])
+    ids += clone(template, args.tables - len(ids), timezone.now())
+    built = time.perf_counter() - step
+    large = query_costs(ids, owing, [0, 100, 1000])
+
+    # (b) the lateness run uses one share of the tables, the burst another.
+    timed = ids[: args.expiring]
+    result = lateness(timed, owing, args.spread, args.interval)
+    burst_n, burst_s = burst(ids[args.expiring : 2 * args.expiring], owing)
+    total = time.perf_counter() - began
+
+    print(f"\nDeadlines bench: {args.tables} playing tables ({built:.1f} s to build)\n")
+    print("(a) the sweep's SELECT ... FOR UPDATE SKIP LOCKED over expired tables")
+    print("    limit 200 is the sweep's batch; 'none' selects every expired table")
+    print_costs(small + large)
+    plans_ok = all(INDEX in r["indexes"] for r in small + large)
+    print(f"  every plan uses the partial index {INDEX}: {'yes' if plans_ok else 'NO'}")
+    zero = [r["exec_ms"] for r in small + large if r["expired"] == 0]
+    print(
+        f"  with nothing expired: {min(zero):.3f}-{max(zero):.3f} ms at 1,000 and "
+        f"{args.tables:,} active: the cost follows the expired rows, not the active ones"
+    )
+
+    print(
+        f"\n(b) lateness: {result['tables']} deadlines over {args.spread:.0f} s, "
+        f"a sweep every {args.interval:.2f} s"
+    )
+    print(
+        f"  finished_at - deadline: p50 {result['p50']:.3f} s, p99 {result['p99']:.3f} s, "
+        f"max {result['max']:.3f} s; ended before the deadline: {result['early']}"
+    )
+    print(
+        f"  sweep returned (ending committed) - deadline: p50 {result['seen_p50']:.3f} s, "
+        f"p99 {result['seen_p99']:.3f} s, max {result['seen_max']:.3f} s"
+    )
+    print(f"  end reasons: {', '.join(sorted(result['reasons']))}")
+    print(
+        f"  {result['sweeps']} sweeps ({result['busy_sweeps']} ended something), "
+        f"{result['sweep_seconds']:.2f} s sweeping in all; largest sweep {result['largest']} "
+        f"tables, slowest {result['slowest']:.3f} s"
+    )
+    print(f"  the sweep ends {result['rate']:.0f} tables/s while it has work")
+    print(
+        f"  burst: {burst_n} tables late at once, one sweep ended them in {burst_s:.2f} s "
+        f"({burst_n / burst_s:.0f} tables/s)"
+    )
+    print(f"\ntotal {total:.1f} s")
+    if not plans_ok or result["early"] or result["reasons"] != {"timeout"}:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,294 @@
+"""Mail to players: "your turn", a reminder before a deadline, and "game over".
+
+Each mail is sent once. Before sending, a worker claims the mail by inserting
+a :class:`~games.models.Notice` row in its own transaction; the row's unique
+constraint (user, table, kind, key) lets exactly one claim through, so a task
+that runs twice, or a move and the sweep that both ask for mail about one
+table, never mail a player twice. A turn is named by its deadline, so each new
+turn gets its own "your turn" and its own reminder.
+
+Mail never carries a card, a hand or a seed: only the table, the deadline, the
+result and links. The verify page shows the seed to whoever follows the link.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import IntegrityError, connection, transaction
+from django.db.models import DurationField, Exists, ExpressionWrapper, F, OuterRef, Value
+from django.utils import timezone
+from django.utils.timesince import timeuntil
+
+from accounts.models import wants_mail
+from games.models import Move, Notice, Seat, Table
+from games.rules import find_ruleset
+from games.rules.base import RESIGNED, TIMEOUT
+
+logger = logging.getLogger(__name__)
+
+PREFERENCES = "PATCH /api/accounts/me/"
+
+
+# -- claiming and sending ---------------------------------------------------------
+
+
+def _key(deadline: datetime | None) -> str:
+    return deadline.astimezone(UTC).isoformat() if deadline else ""
+
+
+def _claim(user: Any, table: Table, kind: str, deadline: datetime | None = None) -> Notice | None:
+    """The notice for this mail if we are the first to ask for it; None if it is taken."""
+    try:
+        with transaction.atomic():
+            return Notice.objects.create(
+                user=user, table=table, kind=kind, key=_key(deadline), deadline_at=deadline
+            )
+    except IntegrityError:
+        return None
+
+
+def _send(notice: Notice, subject: str, body: str) -> bool:
+    """Send a claimed mail; if sending fails, give the claim back so a later run may retry."""
+    try:
+        send_mail(subject, body, None, [notice.user.email])
+    except Exception:
+        logger.exception("could not send %s", notice)
+        notice.delete()
+        return False
+    Notice.objects.filter(pk=notice.pk).update(sent_at=timezone.now())
+    return True
+
+
+def _deliver(user: Any, table: Table, kind: str, deadline: datetime | None, mail: Any) -> bool:
+    """Claim, then send: ``mail()`` gives (subject, body) and runs only for the claimant."""
+    if not user.email or not wants_mail(user, kind):
+        return False
+    notice = _claim(user, table, kind, deadline)
+    if notice is None:
+        return False
+    subject, body = mail()
+    return _send(notice, subject, body)
+
+
+# -- the services -------------------------------------------------------------------
+
+
+def notify(table_id: int, *, now: datetime | None = None) -> int:
+    """Mail what the table, as it is now, asks for; returns how many mails went out.
+
+    Safe to call any number of times, late or at once: whatever was already
+    claimed is skipped. A seat that has just acted and owes the next step of
+    its own turn (a suit after an eight) is at the table, and is not mailed.
+    """
+    now = now or timezone.now()
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        return 0
+    seats = list(
+        table.seats.filter(user__isnull=False)
+        .select_related("user", "user__mail_preferences")
+        .order_by("number")
+    )
+    sent = 0
+    if table.status == Table.Status.PLAYING:
+        last = table.moves.order_by("-seq").values("kind", "seat").first() or {}
+        just_acted = last.get("seat") if last.get("kind") == Move.Kind.ACTION else None
+        for seat in seats:
+            due = seat.deadline_at
+            if seat.number not in table.to_act or due is None or due <= now:
+                continue
+            if seat.number == just_acted:
+                continue
+            sent += _deliver(
+                seat.user,
+                table,
+                Notice.Kind.YOUR_TURN,
+                due,
+                lambda seat=seat: your_turn_mail(table, seat, now),
+            )
+    elif table.status == Table.Status.FINISHED:
+        for seat in seats:
+            sent += _deliver(
+                seat.user,
+                table,
+                Notice.Kind.GAME_OVER,
+                None,
+                lambda seat=seat: game_over_mail(table, seat),
+            )
+    return sent
+
+
+def _share_of_the_time(share: float) -> ExpressionWrapper:
+    """``share`` of each table's time per move, as a duration the database can subtract."""
+    if connection.features.has_native_duration_field:
+        per_second: Any = Value(timedelta(seconds=share))
+    else:  # SQLite keeps durations as whole microseconds
+        per_second = Value(round(share * 1_000_000))
+    return ExpressionWrapper(
+        F("table__deadline_seconds") * per_second, output_field=DurationField()
+    )
+
+
+def send_reminders(now: datetime | None = None, *, batch: int = 500) -> int:
+    """Remind every player whose turn has ``FAIRDEAL_REMINDER_SHARE`` of its time left.
+
+    The seat's deadline is in the future, and no more than the share of the
+    table's time per move away; one reminder per deadline. Returns how many went.
+    """
+    now = now or timezone.now()
+    share = settings.FAIRDEAL_REMINDER_SHARE
+    window = _share_of_the_time(share)
+    # No window is longer than the share of the longest deadline: a plain range
+    # on the seat's deadline bounds the scan before the per-table comparison.
+    widest = timedelta(seconds=share * settings.FAIRDEAL_MAX_DEADLINE_SECONDS)
+    reminded = Notice.objects.filter(
+        user=OuterRef("user"),
+        table=OuterRef("table"),
+        kind=Notice.Kind.REMINDER,
+        deadline_at=OuterRef("deadline_at"),
+    )
+    due = (
+        Seat.objects.filter(
+            table__status=Table.Status.PLAYING,
+            user__isnull=False,
+            deadline_at__gt=now,
+            deadline_at__lte=now + widest,
+        )
+        .alias(remind_from=F("deadline_at") - window)
+        .filter(remind_from__lte=now)
+        .exclude(user__mail_preferences__reminder=False)
+        .filter(~Exists(reminded))
+        .select_related("table", "user", "user__mail_preferences")
+        .order_by("deadline_at")[:batch]
+    )
+    sent = 0
+    for seat in due:
+        if seat.number not in seat.table.to_act:
+            continue
+        sent += _deliver(
+            seat.user,
+            seat.table,
+            Notice.Kind.REMINDER,
+            seat.deadline_at,
+            lambda seat=seat: reminder_mail(seat.table, seat, now),
+        )
+    return sent
+
+
+# -- the mails ----------------------------------------------------------------------
+
+
+def _game_name(table: Table) -> str:
+    try:
+        return find_ruleset(table.game).name
+    except Exception:  # a game since retired still gets its mail
+        return table.game
+
+
+def _table_link(table: Table) -> str:
+    return f"{settings.FAIRDEAL_BASE_URL}/api/tables/{table.pk}/"
+
+
+def _deadline_text(deadline: datetime, now: datetime) -> str:
+    utc = deadline.astimezone(UTC)
+    human = f"{utc:%A} {utc.day} {utc:%B %Y, %H:%M} UTC"
+    return f"{utc.isoformat()} ({human}, in {timeuntil(utc, now)})"
+
+
+def _turn_off(kind: str) -> str:
+    return (
+        f"To stop this kind of mail, send {PREFERENCES} with "
+        f'{{"mail": {{"{kind}": false}}}} (and your API token).'
+    )
+
+
+def your_turn_mail(table: Table, seat: Seat, now: datetime) -> tuple[str, str]:
+    subject = f"Your turn at table {table.pk} ({_game_name(table)})"
+    body = "\n".join(
+        [
+            f"Hello {seat.user.username},",
+            "",
+            f"It is your turn at table {table.pk} ({_game_name(table)}), seat {seat.number}.",
+            f"Your deadline: {_deadline_text(seat.deadline_at, now)}.",
+            "If you have not moved by then, the game ends against you.",
+            "",
+            f"The table: {_table_link(table)}",
+            "",
+            _turn_off(Notice.Kind.YOUR_TURN),
+        ]
+    )
+    return subject, body
+
+
+def reminder_mail(table: Table, seat: Seat, now: datetime) -> tuple[str, str]:
+    subject = f"Reminder: your move at table {table.pk} ({_game_name(table)}) is due soon"
+    body = "\n".join(
+        [
+            f"Hello {seat.user.username},",
+            "",
+            f"Table {table.pk} ({_game_name(table)}) is still waiting for you, seat {seat.number}.",
+            f"Your deadline: {_deadline_text(seat.deadline_at, now)}.",
+            "If you have not moved by then, the game ends against you.",
+            "",
+            f"The table: {_table_link(table)}",
+            "",
+            _turn_off(Notice.Kind.REMINDER),
+        ]
+    )
+    return subject, body
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _who(table: Table, number: int, names: dict[int, str], reader: int) -> str:
+    return "you" if number == reader else names.get(number, f"seat {number}")
+
+
+def game_over_mail(table: Table, seat: Seat) -> tuple[str, str]:
+    result = table.result or {}
+    names = {
+        s.number: (s.user.username if s.user_id else "a bot" if s.is_bot else "an empty seat")
+        for s in table.seats.select_related("user")
+    }
+    places = result.get("places") or []
+    totals = result.get("totals") or []
+    reason = result.get("reason", table.end_reason)
+    concerns = result.get("seat")
+    if reason == RESIGNED and concerns is not None:
+        how = f"{_who(table, concerns, names, seat.number)} resigned"
+    elif reason == TIMEOUT and concerns is not None:
+        who = _who(table, concerns, names, seat.number)
+        how = "your deadline passed" if who == "you" else f"{who}'s deadline passed"
+    else:
+        how = "the match was played to its end"
+    lines = [
+        f"Hello {seat.user.username},",
+        "",
+        f"The game at table {table.pk} ({_game_name(table)}) is over: {how}.",
+    ]
+    if seat.number < len(places):
+        lines.append(f"You finished {_ordinal(places[seat.number])} of {len(places)}.")
+    lines += ["", "Result:"]
+    for number in sorted(range(len(places)), key=lambda n: (places[n], n)):
+        total = totals[number] if number < len(totals) else "-"
+        lines.append(
+            f"  {_ordinal(places[number])}: {names.get(number, f'seat {number}')} "
+            f"(seat {number}), total {total}"
+        )
+    lines += [
+        "",
+        f"The table: {_table_link(table)}",
+        f"Check the deal yourself: {settings.FAIRDEAL_BASE_URL}/tables/{table.pk}/verify/",
+        "",
+        _turn_off(Notice.Kind.GAME_OVER),
+    ]
+    subject = f"Game over at table {table.pk} ({_game_name(table)})"
+    return subject, "\n".join(lines)

@@ -1,0 +1,109 @@
+"""The caller's own account: who they are and which mail they get."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from accounts.models import MailPreferences
+from tests.factories import assert_error, body, client_for, make_users
+
+ME = "/api/accounts/me/"
+EVERYTHING_ON = {"your_turn": True, "reminder": True, "game_over": True}
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def alice() -> Any:
+    (alice,) = make_users("alice")
+    return alice
+
+
+def test_me_shows_the_account_with_every_mail_on_by_default(alice: Any) -> None:
+    response = client_for(alice).get(ME)
+
+    assert response.status_code == 200, response.content
+    assert body(response) == {
+        "username": "alice",
+        "email": "alice@example.com",
+        "mail": EVERYTHING_ON,
+    }
+
+
+def test_patching_one_kind_of_mail_leaves_the_others_as_they_were(alice: Any) -> None:
+    client = client_for(alice)
+
+    response = client.patch(ME, {"mail": {"reminder": False}}, format="json")
+
+    assert response.status_code == 200, response.content
+    assert body(response)["mail"] == {**EVERYTHING_ON, "reminder": False}
+    assert body(client.get(ME))["mail"] == {**EVERYTHING_ON, "reminder": False}
+    response = client.patch(ME, {"mail": {"game_over": False, "reminder": True}}, format="json")
+    assert body(response)["mail"] == {**EVERYTHING_ON, "game_over": False}
+    assert MailPreferences.objects.get(user=alice).game_over is False
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"mail": {"reminder": "yes"}},
+        {"mail": {"reminder": 1}},
+        {"mail": {"reminder": 0}},
+        {"mail": {"reminder": "false"}},
+        {"mail": {"reminder": None}},
+        {"mail": {"reminder": False, "sms": False}},
+        {"mail": ["reminder"]},
+        {"mail": False},
+        {"mail": {"reminder": False}, "email": "mallory@example.com"},
+        {},
+        [],
+    ],
+    ids=[
+        "a word",
+        "one",
+        "zero",
+        "a string false",
+        "null",
+        "an unknown kind",
+        "a list",
+        "not an object",
+        "another field",
+        "nothing",
+        "a list body",
+    ],
+)
+def test_anything_but_true_or_false_is_refused_and_changes_nothing(alice: Any, data: Any) -> None:
+    client = client_for(alice)
+
+    assert_error(client.patch(ME, data, format="json"), 400, "invalid")
+
+    assert body(client.get(ME)) == {
+        "username": "alice",
+        "email": "alice@example.com",
+        "mail": EVERYTHING_ON,
+    }
+
+
+def test_a_body_that_is_not_json_is_refused(alice: Any) -> None:
+    response = client_for(alice).patch(ME, "{", content_type="application/json")
+
+    assert_error(response, 400, "malformed_json")
+
+
+def test_me_needs_a_token() -> None:
+    assert_error(client_for().get(ME), 401, "not_authenticated")
+    assert_error(
+        client_for().patch(ME, {"mail": {"reminder": False}}, format="json"),
+        401,
+        "not_authenticated",
+    )
+    assert not MailPreferences.objects.exists()
+
+
+def test_a_bad_token_is_refused() -> None:
+    client = client_for()
+    client.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
+
+    assert_error(client.get(ME), 401, "authentication_failed")

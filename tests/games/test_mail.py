@@ -1,0 +1,409 @@
+"""Mail to players: your turn, a reminder before the deadline, game over; each sent once."""
+
+from __future__ import annotations
+
+import re
+import threading
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core import mail
+from django.db import connection
+from django.utils import timezone
+
+from accounts.models import MailPreferences
+from games import notifications, services
+from games.models import Notice, Seat, Table
+from tests.factories import make_users, started_table
+
+pytestmark = pytest.mark.django_db
+
+CARD = re.compile(r"\b[A2-9TJQK][CDHS]\b")
+
+
+@pytest.fixture
+def players() -> list[Any]:
+    return make_users("alice", "bob")
+
+
+def to_act_user(table: Table) -> Any:
+    table.refresh_from_db()
+    (number,) = table.to_act
+    return table.seats.get(number=number).user
+
+
+def mails_to(outbox: list[mail.EmailMessage], user: Any) -> list[mail.EmailMessage]:
+    return [message for message in outbox if message.to == [user.email]]
+
+
+def turn_off(user: Any, kind: str) -> None:
+    preferences = MailPreferences.for_user(user)
+    setattr(preferences, kind, False)
+    preferences.save()
+
+
+def play_until_the_turn_passes(table: Table) -> None:
+    """The seat to act plays (or draws until it can) until another seat owes the move."""
+    table.refresh_from_db()
+    (first,) = table.to_act
+    while table.status == Table.Status.PLAYING and table.to_act == [first]:
+        user = table.seats.get(number=first).user
+        actions = services.load_state(table).legal_actions(first)
+        plays = [a for a in actions if a["type"] == "play"]
+        services.move_apply(
+            table_id=table.pk, user=user, version=table.version, action=(plays or actions)[0]
+        )
+        table.refresh_from_db()
+
+
+def expire(table: Table, seconds: int = 1) -> None:
+    """Put the deadline of every seat that owes a move ``seconds`` in the past."""
+    past = timezone.now() - timedelta(seconds=seconds)
+    table.refresh_from_db()
+    Seat.objects.filter(table=table, number__in=table.to_act).update(deadline_at=past)
+    Table.objects.filter(pk=table.pk).update(deadline_at=past)
+
+
+def set_deadline(table: Table, due: Any) -> Seat:
+    table.refresh_from_db()
+    (number,) = table.to_act
+    Seat.objects.filter(table=table, number=number).update(deadline_at=due)
+    Table.objects.filter(pk=table.pk).update(deadline_at=due)
+    return Seat.objects.select_related("user").get(table=table, number=number)
+
+
+def assert_no_secrets(outbox: list[mail.EmailMessage], *tables: Table) -> None:
+    seeds = []
+    for table in tables:
+        table.refresh_from_db()
+        seeds += [bytes(table.server_seed).hex()]
+        if table.game_seed is not None:
+            seeds += [bytes(table.game_seed).hex()]
+    for message in outbox:
+        text = message.subject + "\n" + message.body
+        assert not CARD.search(text), (CARD.search(text), text)
+        for seed in seeds:
+            assert seed not in text
+
+
+# -- your turn -------------------------------------------------------------------
+
+
+def test_the_deal_mails_the_first_seat_to_act_its_turn(
+    players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        table = started_table(*players)
+
+    user = to_act_user(table)
+    seat = table.seats.get(user=user)
+    (message,) = mailoutbox
+    assert message.to == [user.email]
+    assert message.subject == f"Your turn at table {table.pk} (Crazy Eights)"
+    assert f"{settings.FAIRDEAL_BASE_URL}/api/tables/{table.pk}/" in message.body
+    assert seat.deadline_at.isoformat() in message.body
+    assert "UTC" in message.body
+    assert "PATCH /api/accounts/me/" in message.body
+    notice = Notice.objects.get(table=table, kind=Notice.Kind.YOUR_TURN)
+    assert notice.user == user and notice.sent_at is not None
+    assert_no_secrets(mailoutbox, table)
+
+
+def test_a_move_mails_the_next_seat_its_turn(
+    players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    table = started_table(*players)
+    first = to_act_user(table)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        play_until_the_turn_passes(table)
+
+    second = to_act_user(table)
+    assert second != first
+    (message,) = mailoutbox
+    assert message.to == [second.email]
+    assert message.subject.startswith(f"Your turn at table {table.pk}")
+    assert_no_secrets(mailoutbox, table)
+
+
+def test_no_your_turn_mail_goes_to_a_player_who_turned_it_off(
+    players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    for player in players:
+        turn_off(player, "your_turn")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        table = started_table(*players)
+        play_until_the_turn_passes(table)
+
+    assert mailoutbox == []
+    assert not Notice.objects.exists()
+
+
+def test_the_same_turn_is_mailed_once_however_often_notify_runs(
+    players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        table = started_table(*players)
+
+    assert notifications.notify(table.pk) == 0
+    assert notifications.notify(table.pk) == 0
+    assert len(mailoutbox) == 1
+
+
+def test_a_player_without_an_email_address_gets_no_mail_and_nothing_breaks(
+    players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    for player in players:
+        player.email = ""
+        player.save()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        started_table(*players)
+
+    assert mailoutbox == []
+
+
+# -- reminders ---------------------------------------------------------------------
+
+
+def test_a_reminder_goes_when_the_share_of_the_time_is_left_and_only_once(
+    players: list[Any], mailoutbox: list
+) -> None:
+    table = started_table(*players)
+    now = timezone.now()
+    seat = set_deadline(table, now + timedelta(seconds=30))
+
+    assert notifications.send_reminders(now) == 1
+    assert notifications.send_reminders(now) == 0
+    assert notifications.send_reminders(now + timedelta(seconds=10)) == 0
+
+    (message,) = mailoutbox
+    assert message.to == [seat.user.email]
+    assert message.subject.startswith(f"Reminder: your move at table {table.pk}")
+    assert seat.deadline_at.isoformat() in message.body
+    assert f"/api/tables/{table.pk}/" in message.body
+    assert_no_secrets(mailoutbox, table)
+
+
+def test_no_reminder_goes_while_more_than_the_share_is_left(
+    players: list[Any], mailoutbox: list
+) -> None:
+    table = started_table(*players)  # a day to move: the reminder is due with 6 hours left
+    now = timezone.now()
+    set_deadline(table, now + timedelta(hours=6, minutes=1))
+
+    assert notifications.send_reminders(now) == 0
+    assert notifications.send_reminders(now + timedelta(minutes=2)) == 1
+    assert len(mailoutbox) == 1
+
+
+def test_no_reminder_goes_once_the_deadline_has_passed(
+    players: list[Any], mailoutbox: list
+) -> None:
+    table = started_table(*players)
+    now = timezone.now()
+    set_deadline(table, now - timedelta(seconds=1))
+
+    assert notifications.send_reminders(now) == 0
+    assert mailoutbox == []
+
+
+def test_no_reminder_goes_to_a_player_who_turned_it_off(
+    players: list[Any], mailoutbox: list
+) -> None:
+    table = started_table(*players)
+    now = timezone.now()
+    seat = set_deadline(table, now + timedelta(seconds=30))
+    turn_off(seat.user, "reminder")
+
+    assert notifications.send_reminders(now) == 0
+    assert mailoutbox == []
+
+
+def test_a_new_turn_gets_its_own_reminder(players: list[Any], mailoutbox: list) -> None:
+    table = started_table(*players)
+    now = timezone.now()
+    set_deadline(table, now + timedelta(seconds=30))
+    assert notifications.send_reminders(now) == 1
+
+    seat = set_deadline(table, now + timedelta(seconds=40))
+
+    assert notifications.send_reminders(now) == 1
+    assert mails_to(mailoutbox, seat.user)[-1].body.count(seat.deadline_at.isoformat()) == 1
+
+
+# -- game over -------------------------------------------------------------------
+
+
+def test_a_resignation_mails_game_over_to_every_player_once(
+    players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    alice, bob = players
+    table = started_table(alice, bob)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.table_resign(table_id=table.pk, user=alice)
+    notifications.notify(table.pk)
+    notifications.notify(table.pk)
+
+    (to_alice,) = mails_to(mailoutbox, alice)
+    (to_bob,) = mails_to(mailoutbox, bob)
+    assert len(mailoutbox) == 2
+    assert to_bob.subject == f"Game over at table {table.pk} (Crazy Eights)"
+    assert "alice resigned" in to_bob.body
+    assert "You finished 1st of 2." in to_bob.body
+    assert "you resigned" in to_alice.body
+    assert "You finished 2nd of 2." in to_alice.body
+    assert f"{settings.FAIRDEAL_BASE_URL}/tables/{table.pk}/verify/" in to_bob.body
+    assert '"game_over": false' in to_bob.body
+    assert_no_secrets(mailoutbox, table)
+
+
+def test_a_timeout_in_the_sweep_mails_game_over_to_every_player_once(
+    players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    alice, bob = players
+    table = started_table(alice, bob)
+    late = to_act_user(table)
+    expire(table)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.sweep_deadlines() == [table.pk]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.sweep_deadlines() == []
+    notifications.notify(table.pk)
+
+    assert sorted(m.to[0] for m in mailoutbox) == ["alice@example.com", "bob@example.com"]
+    (to_late,) = mails_to(mailoutbox, late)
+    assert "your deadline passed" in to_late.body
+    (other,) = [m for m in mailoutbox if m is not to_late]
+    assert f"{late.username}'s deadline passed" in other.body
+    assert_no_secrets(mailoutbox, table)
+
+
+def test_a_move_past_the_deadline_mails_game_over_not_your_turn(
+    players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    table = started_table(*players)
+    late = to_act_user(table)
+    expire(table)
+    action = services.load_state(table).legal_actions(table.to_act[0])[0]
+
+    with (
+        django_capture_on_commit_callbacks(execute=True),
+        pytest.raises(services.DeadlinePassed),
+    ):
+        services.move_apply(table_id=table.pk, user=late, version=table.version, action=action)
+
+    assert (
+        sorted(m.subject for m in mailoutbox)
+        == [f"Game over at table {table.pk} (Crazy Eights)"] * 2
+    )
+
+
+def test_no_game_over_mail_goes_to_a_player_who_turned_it_off(
+    players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    alice, bob = players
+    table = started_table(alice, bob)
+    turn_off(bob, "game_over")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.table_resign(table_id=table.pk, user=alice)
+
+    assert [m.to for m in mailoutbox] == [[alice.email]]
+
+
+def test_a_whole_match_of_mail_shows_no_card_and_no_seed(
+    mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    players = make_users("alice", "bob", "charlie")
+    with django_capture_on_commit_callbacks(execute=True):
+        table = started_table(*players, seed=b"mail")
+    for _ in range(6):
+        with django_capture_on_commit_callbacks(execute=True):
+            play_until_the_turn_passes(table)
+        now = timezone.now()
+        set_deadline(table, now + timedelta(seconds=5))
+        notifications.send_reminders(now)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.table_resign(table_id=table.pk, user=players[1])
+
+    kinds = set(Notice.objects.filter(table=table).values_list("kind", flat=True))
+    assert kinds == {"your_turn", "reminder", "game_over"}
+    assert len(mailoutbox) == Notice.objects.filter(table=table, sent_at__isnull=False).count()
+    assert_no_secrets(mailoutbox, table)
+
+
+# -- races -----------------------------------------------------------------------
+
+
+def at_once(*calls: Any) -> list[Any]:
+    """Run the calls in threads released together; each result, or the exception raised."""
+    barrier = threading.Barrier(len(calls))
+    results: list[Any] = [None] * len(calls)
+
+    def run(index: int, call: Any) -> None:
+        try:
+            barrier.wait(timeout=10)
+            results[index] = call()
+        except Exception as error:  # the test inspects it
+            results[index] = error
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+        assert not thread.is_alive(), "a racing call never finished"
+    return results
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("round_", range(5))
+def test_a_late_move_racing_the_sweep_ends_the_game_once_with_one_mail_each(
+    round_: int, mailoutbox: list
+) -> None:
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob)
+    late = to_act_user(table)
+    expire(table)
+    action = services.load_state(table).legal_actions(table.to_act[0])[0]
+    mailoutbox.clear()
+
+    results = at_once(
+        lambda: services.move_apply(
+            table_id=table.pk, user=late, version=table.version, action=action
+        ),
+        services.sweep_deadlines,
+    )
+
+    # Whoever took the lock first ended the game; the move lost either way.
+    assert isinstance(results[0], (services.DeadlinePassed, services.GameFinished)), results
+    table.refresh_from_db()
+    assert table.status == Table.Status.FINISHED and table.end_reason == "timeout"
+    assert list(table.moves.values_list("kind", flat=True).order_by("seq")) == [
+        "start",
+        "forfeit",
+    ]
+    assert sorted(m.to[0] for m in mailoutbox) == ["alice@example.com", "bob@example.com"]
+    assert {m.subject for m in mailoutbox} == {f"Game over at table {table.pk} (Crazy Eights)"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_notify_running_twice_at_once_sends_each_mail_once(mailoutbox: list) -> None:
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob)
+    services.table_resign(table_id=table.pk, user=alice)  # commits: notify has run once
+    Notice.objects.all().delete()
+    mailoutbox.clear()
+
+    results = at_once(*[lambda: notifications.notify(table.pk)] * 4)
+
+    assert sum(results) == 2, results
+    assert sorted(m.to[0] for m in mailoutbox) == ["alice@example.com", "bob@example.com"]
