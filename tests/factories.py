@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
+from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.test import APIClient
@@ -190,3 +192,30 @@ def play_match(
 
 def action_rows(table: Table) -> int:
     return Move.objects.filter(table=table, seq__gt=0).count()
+
+
+def at_once(*calls: Callable[[], Any], timeout: float = 60) -> list[Any]:
+    """Run the calls in threads released together; each result, or the exception raised.
+
+    Each thread closes its database connection at the end, so that transactional
+    tests can drop their database afterwards.
+    """
+    barrier = threading.Barrier(len(calls))
+    results: list[Any] = [None] * len(calls)
+
+    def run(index: int, call: Callable[[], Any]) -> None:
+        try:
+            barrier.wait(timeout=10)
+            results[index] = call()
+        except Exception as error:  # the test inspects it
+            results[index] = error
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=timeout)
+        assert not thread.is_alive(), "a racing call never finished"
+    return results

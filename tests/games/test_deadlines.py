@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import random
-import threading
 from datetime import datetime, timedelta
 from typing import Any
 from unittest import mock
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from games import services
 from games.models import Move, Seat, Table
 from tests.factories import (
     assert_error,
+    at_once,
     body,
     client_for,
     make_users,
@@ -142,33 +141,17 @@ def race_move_and_sweep(table: Table) -> dict[str, Any]:
     """Post the owing seat's move and run a sweep in two threads released together."""
     seat, action = legal_move(table)
     user = table.seats.get(number=seat).user
-    barrier = threading.Barrier(2)
-    outcomes: dict[str, Any] = {}
 
-    def play() -> None:
-        barrier.wait()
+    def play() -> str:
         try:
             services.move_apply(table_id=table.pk, user=user, version=table.version, action=action)
-            outcomes["move"] = "applied"
         except services.ServiceError as error:
-            outcomes["move"] = error.code
-        finally:
-            connection.close()
+            return error.code
+        return "applied"
 
-    def sweep() -> None:
-        barrier.wait()
-        try:
-            outcomes["sweep"] = services.sweep_deadlines()
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=play), threading.Thread(target=sweep)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
+    played, swept = at_once(play, services.sweep_deadlines)
     table.refresh_from_db()
-    return outcomes
+    return {"move": played, "sweep": swept}
 
 
 @pytest.mark.django_db(transaction=True)

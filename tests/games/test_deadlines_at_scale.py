@@ -8,18 +8,15 @@ repeated task or a stale one must end nothing. These tests commit for real
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from games import services, tasks
 from games.models import Move, Seat, Table
-from tests.factories import make_users, started_table
+from tests.factories import at_once, make_users, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -58,29 +55,6 @@ def assert_timed_out_once(owing: dict[int, int]) -> None:
         assert forfeits == [(late, {"reason": "timeout"})], (table.pk, forfeits)
         assert table.moves.count() == 2  # the start, then the one forfeit
         assert table.version == 1
-
-
-def at_once(*calls: Callable[[], Any]) -> list[Any]:
-    """Run the calls in threads released together; each result, or the exception raised."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(index: int, call: Callable[[], Any]) -> None:
-        try:
-            barrier.wait(timeout=10)
-            results[index] = call()
-        except Exception as error:  # the test inspects it
-            results[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-        assert not thread.is_alive(), "a sweep never finished"
-    return results
 
 
 def test_beat_down_deadlines_pile_up_beat_back() -> None:

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import re
-import threading
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.conf import settings
 from django.core import mail
-from django.db import connection
 from django.utils import timezone
 
 from accounts.models import MailPreferences
 from games import notifications, services
 from games.models import Notice, Seat, Table
-from tests.factories import make_users, started_table
+from tests.factories import at_once, make_users, started_table
 
 pytestmark = pytest.mark.django_db
 
@@ -339,29 +337,6 @@ def test_a_whole_match_of_mail_shows_no_card_and_no_seed(
 
 
 # -- races -----------------------------------------------------------------------
-
-
-def at_once(*calls: Any) -> list[Any]:
-    """Run the calls in threads released together; each result, or the exception raised."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(index: int, call: Any) -> None:
-        try:
-            barrier.wait(timeout=10)
-            results[index] = call()
-        except Exception as error:  # the test inspects it
-            results[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-        assert not thread.is_alive(), "a racing call never finished"
-    return results
 
 
 @pytest.mark.django_db(transaction=True)

@@ -6,18 +6,16 @@ database connection sees the table and the lock is contended.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from games import services
 from games.models import Move, Seat, Table
 from tests.factories import (
     assert_error,
+    at_once,
     body,
     client_for,
     make_users,
@@ -30,29 +28,6 @@ from tests.factories import (
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ROUNDS = 10
-
-
-def at_once(*calls: Callable[[], Any]) -> list[Any]:
-    """Run the calls in threads released together; each result, or the exception raised."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(index: int, call: Callable[[], Any]) -> None:
-        try:
-            barrier.wait(timeout=10)
-            results[index] = call()
-        except Exception as error:  # the test inspects it
-            results[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-        assert not thread.is_alive(), "a racing request never finished"
-    return results
 
 
 def seat_users(table: Table) -> dict[int, Any]:
