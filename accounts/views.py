@@ -20,12 +20,16 @@ from accounts.serializers import (
 from accounts.services import account_register, token_for
 
 
-class RegisterView(APIView):
+class PublicAccountsView(APIView):
+    """Open to anybody, so throttled per client: registering and asking for a token."""
+
     permission_classes = [AllowAny]
     authentication_classes: list = []
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "accounts"
 
+
+class RegisterView(PublicAccountsView):
     @extend_schema(request=RegisterSerializer, responses={201: AccountSerializer})
     def post(self, request: Request) -> Response:
         """Create an account; the answer carries its API token."""
@@ -38,12 +42,7 @@ class RegisterView(APIView):
         )
 
 
-class TokenView(APIView):
-    permission_classes = [AllowAny]
-    authentication_classes: list = []
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "accounts"
-
+class TokenView(PublicAccountsView):
     @extend_schema(request=TokenRequestSerializer, responses={200: TokenSerializer})
     def post(self, request: Request) -> Response:
         """A token for `Authorization: Token <key>`."""

@@ -5,15 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from fairplay.keys import signing_key
-from fairplay.record import build_record
+from fairplay.record import build_record, log_entry
 from fairplay.services import contributions_of, receipt_view
 from fairplay.signing import key_id, sign
 from games.models import Move, Table
 from games.rules.chance import DERIVATION_VERSION
-
-
-def _iso(value: Any) -> str | None:
-    return value.isoformat() if value is not None else None
+from games.selectors import iso
 
 
 def _seats(table: Table) -> list[dict[str, Any]]:
@@ -24,15 +21,14 @@ def _seats(table: Table) -> list[dict[str, Any]]:
 
 
 def _log_entry(move: Move) -> dict[str, Any]:
-    return {
-        "seq": move.seq,
-        "kind": move.kind,
-        "seat": move.seat,
-        "action": move.action,
-        "version": move.seq - 1 if move.seq else None,
-        "at": _iso(move.created_at),
-        "events": move.events,
-    }
+    return log_entry(
+        seq=move.seq,
+        kind=move.kind,
+        seat=move.seat,
+        action=move.action,
+        at=move.created_at.isoformat(),
+        events=move.events,
+    )
 
 
 def public_record(table: Table) -> dict[str, Any]:
@@ -50,8 +46,8 @@ def public_record(table: Table) -> dict[str, Any]:
         "seats": _seats(table),
         "commitment": table.commitment,
         "contributions": [receipt_view(c) for c in contributions_of(table)],
-        "created_at": _iso(table.created_at),
-        "started_at": _iso(table.started_at),
+        "created_at": iso(table.created_at),
+        "started_at": iso(table.started_at),
     }
 
 
@@ -75,9 +71,9 @@ def signed_record(table: Table) -> dict[str, Any]:
         ],
         log=[_log_entry(move) for move in table.moves.order_by("seq")],
         result=table.result,
-        created_at=_iso(table.created_at),
-        started_at=_iso(table.started_at),
-        finished_at=_iso(table.finished_at),
+        created_at=iso(table.created_at),
+        started_at=iso(table.started_at),
+        finished_at=iso(table.finished_at),
         key_id=key_id(key.public_key()),
     )
     return sign(record, key)

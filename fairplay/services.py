@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
 from config.errors import ServiceError
 from fairplay.models import Contribution
+from fairplay.record import receipt as record_receipt
 from games.rules.chance import game_seed
 
 MIN_ENTROPY_BYTES = 16
@@ -49,7 +49,7 @@ def parse_entropy(value: Any) -> bytes:
 def add_contribution(*, table: Any, seat: int, entropy: Any) -> Contribution:
     """Record a seat's contribution. The caller holds the table's row lock and checked it is open."""
     data = parse_entropy(entropy)
-    receipt = hashlib.sha256(data).hexdigest()
+    receipt = record_receipt(data)
     existing = Contribution.objects.filter(table=table)
     if existing.filter(seat=seat).exists():
         raise AlreadyContributed("you have already contributed to this table's seed")

@@ -14,12 +14,11 @@ from fairplay.keys import public_key_document
 from fairplay.records import public_record, signed_record
 from games import services
 from games.models import Table
+from games.serializers import EntropyField
 
 
 class EntropySerializer(serializers.Serializer):
-    entropy = serializers.CharField(
-        max_length=256, trim_whitespace=False, help_text="16 to 64 random bytes, in hex"
-    )
+    entropy = EntropyField()
 
 
 class ReceiptSerializer(serializers.Serializer):

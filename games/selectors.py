@@ -19,7 +19,8 @@ from games.rules import find_ruleset
 RECENT_MOVES = 12
 
 
-def _iso(value: Any) -> str | None:
+def iso(value: Any) -> str | None:
+    """A datetime as ISO 8601 text, or None."""
     return value.isoformat() if value is not None else None
 
 
@@ -40,7 +41,7 @@ def _seats(table: Table, counts: list[int] | None, totals: list[int] | None) -> 
             "bot": seat.is_bot,
             "cards": counts[seat.number] if counts is not None else None,
             "total": totals[seat.number] if totals is not None else None,
-            "deadline": _iso(seat.deadline_at),
+            "deadline": iso(seat.deadline_at),
         }
         for seat in table.seats.all()
     ]
@@ -60,7 +61,7 @@ def recent_events(table: Table, seat: int | None, limit: int = RECENT_MOVES) -> 
         {
             "seq": move.seq,
             "seat": move.seat,
-            "at": _iso(move.created_at),
+            "at": iso(move.created_at),
             "events": [_event_for(event, seat) for event in move.events],
         }
         for move in reversed(moves)
@@ -81,12 +82,12 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         "rated": table.rated,
         "options": table.options,
         "created_by": table.created_by.username,
-        "created_at": _iso(table.created_at),
-        "started_at": _iso(table.started_at),
-        "finished_at": _iso(table.finished_at),
+        "created_at": iso(table.created_at),
+        "started_at": iso(table.started_at),
+        "finished_at": iso(table.finished_at),
         "commitment": table.commitment,
         "to_act": list(table.to_act),
-        "deadline": _iso(table.deadline_at),
+        "deadline": iso(table.deadline_at),
         "you": None,
         "legal_actions": [],
         "board": None,
@@ -133,13 +134,13 @@ def table_summary(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[
         "rated": table.rated,
         "options": table.options,
         "created_by": table.created_by.username,
-        "created_at": _iso(table.created_at),
+        "created_at": iso(table.created_at),
         "to_act": list(table.to_act),
-        "deadline": _iso(table.deadline_at),
+        "deadline": iso(table.deadline_at),
         "your_seat": seat,
         "your_turn": seat is not None and seat in table.to_act,
         "your_deadline": next(
-            (_iso(s.deadline_at) for s in seats if s.number == seat and s.deadline_at), None
+            (iso(s.deadline_at) for s in seats if s.number == seat and s.deadline_at), None
         ),
         "result": table.result,
     }

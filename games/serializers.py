@@ -5,6 +5,16 @@ from __future__ import annotations
 from rest_framework import serializers
 
 
+class EntropyField(serializers.CharField):
+    """A player's contribution to the seed: 16 to 64 random bytes, in hex."""
+
+    def __init__(self, **kwargs: object) -> None:
+        kwargs.setdefault("max_length", 256)
+        kwargs.setdefault("trim_whitespace", False)
+        kwargs.setdefault("help_text", "16 to 64 random bytes in hex, mixed into the seed")
+        super().__init__(**kwargs)
+
+
 class StrictIntegerField(serializers.IntegerField):
     """An integer that must be a JSON number, not a string or a boolean."""
 
@@ -21,21 +31,11 @@ class TableCreateSerializer(serializers.Serializer):
     rated = serializers.BooleanField(default=False)
     options = serializers.DictField(default=dict)
     bots = serializers.ListField(child=StrictIntegerField(min_value=0), default=list, max_length=16)
-    entropy = serializers.CharField(
-        required=False,
-        max_length=256,
-        trim_whitespace=False,
-        help_text="optional: 16 to 64 random bytes in hex, mixed into the seed",
-    )
+    entropy = EntropyField(required=False)
 
 
 class JoinSerializer(serializers.Serializer):
-    entropy = serializers.CharField(
-        required=False,
-        max_length=256,
-        trim_whitespace=False,
-        help_text="optional: 16 to 64 random bytes in hex, mixed into the seed",
-    )
+    entropy = EntropyField(required=False)
 
 
 class MoveSerializer(serializers.Serializer):
