@@ -314,15 +314,25 @@ class GameState(ABC):
         return [Event({"type": "game_over", "reason": reason, "seat": seat, **self.result})]
 
 
+_SCALARS = (str, int, bool, float, type(None))
+
+
 def same_json(a: Any, b: Any) -> bool:
-    """Equal as JSON values: unlike ``==``, ``1``, ``1.0`` and ``true`` all differ."""
-    if type(a) is not type(b):
+    """Equal as JSON values: unlike ``==``, ``1``, ``1.0`` and ``true`` all differ.
+
+    >>> same_json({"n": 1}, {"n": 1}), same_json({"n": 1}, {"n": True})
+    (True, False)
+    """
+    kind = type(a)
+    if kind is not type(b):
         return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
-    if isinstance(a, list):
+    if kind in _SCALARS:
+        return a == b
+    if kind is dict:
+        return len(a) == len(b) and all(k in b and same_json(v, b[k]) for k, v in a.items())
+    if kind is list:
         return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
-    return a == b
+    return False
 
 
 def place_by_totals(
