@@ -27,11 +27,22 @@ def verify_page(request: HttpRequest, table_id: int) -> HttpResponse:
         }
         for c in contributions_of(table)
     ]
+    placings = (
+        [
+            {"seat": seat, "place": place, "total": total}
+            for seat, (place, total) in enumerate(
+                zip(table.result["places"], table.result["totals"], strict=True)
+            )
+        ]
+        if finished
+        else []
+    )
     record_url = reverse("table-record", args=[table.pk])
     context = {
         "table": table,
         "seats": table.seats.select_related("user").order_by("number"),
         "finished": finished,
+        "placings": placings,
         "contributions": contributions,
         "server_seed": bytes(table.server_seed).hex() if finished else None,
         "game_seed": bytes(table.game_seed).hex() if finished and table.game_seed else None,
