@@ -19,9 +19,9 @@ from games.rules.base import (
     RulesError,
     Ruleset,
 )
-from games.rules.crazy_eights import CrazyEights
+from games.rules.crazy_eights import CrazyEight, CrazyEights
 
-RULESETS: dict[str, Ruleset] = {ruleset.id: ruleset for ruleset in (CrazyEights(),)}
+RULESETS: dict[str, Ruleset] = {ruleset.id: ruleset for ruleset in (CrazyEights(), CrazyEight())}
 
 
 class UnknownGame(RulesError):

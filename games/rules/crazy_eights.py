@@ -1,4 +1,9 @@
-"""Crazy Eights (``crazy-eights``), from ``shared/rules/crazy-eights.txt``.
+"""Crazy Eights (``crazy-eights``) and Crazy 8 (``crazy-8``): one engine, two presets.
+
+``crazy-eights`` follows ``shared/rules/crazy-eights.txt``; ``crazy-8``
+(:class:`CrazyEight`) follows ``shared/rules/crazy-8-two-player.txt`` and adds
+its house rules as options. The rules below are Crazy Eights'; Crazy 8's
+differences come after the action encoding.
 
 The rules, briefly. Two to four players and one standard pack; seven cards
 each at two players, five each at three or four. The rest is the stock; its
@@ -40,6 +45,35 @@ then a ``deal`` shuffle of the canonical pack for each hand, and a
 ``reshuffle`` of the pile below its top card whenever a seat must draw from an
 empty stock. A shuffled list is read from its first element: the first card
 dealt, or the top of the new stock.
+
+Crazy 8 (``crazy-8``): exactly two seats, seven cards each, the deal
+alternating and the non-dealer leading, first to 100 (the match ends with the
+hand in which a total reaches 100; the higher total wins). Its preset plays as
+Crazy Eights at two seats, with one more rule: when both seats pass one after
+the other the hand is blocked, both hands are counted, the lower count scores
+the difference (equal counts score nothing) and the next hand is dealt
+(``hand_over`` then has ``"blocked": true`` and ``"winner"`` null on a tie).
+Its options, all off by default, add these actions and events:
+
+* ``draw_rule`` ``one`` or ``limit``: ``{"type": "draw"}`` as above; when the
+  last draw allowed (one, or ``draw_limit``) does not play, the engine ends the
+  turn at once (event ``{"type": "turn_passes", "seat": s}``). A drawn card
+  that plays must still be played.
+* ``voluntary_draw``: ``{"type": "draw"}`` is also legal while a card plays
+  (as long as the draw rule allows another card), and a drawn card that plays
+  may be kept: after a draw the seat plays any card that plays, or draws on.
+  With nothing left to draw, a seat holding a card that plays must play.
+* ``starter_eight`` ``any``: a turned eight stays and anything plays on it.
+  ``dealer_names``: it stays and the dealer alone owes
+  ``{"type": "name", "suit": "H"}`` (one entry per suit) before the lead.
+* ``queens_skip``, ``jacks_reverse``, ``aces`` (``reverse`` or ``skip``): the
+  card skips the next seat, so with two seats you play again (event
+  ``{"type": "skip", "seat": s}``); a reverse at two seats is a skip.
+* ``twos_draw_two``: after a two the engine draws two cards for the next seat
+  and its turn passes (``draw`` events, then ``turn_passes``). With
+  ``twos_stack`` the next seat acts instead: play a two (the penalty grows by
+  two and passes on) or ``{"type": "draw"}``, which takes the whole penalty
+  and ends its turn.
 """
 
 from __future__ import annotations
@@ -54,6 +88,8 @@ from games.rules.base import (
     Action,
     Event,
     GameState,
+    InvalidOptions,
+    Option,
     Ruleset,
     place_by_totals,
 )
@@ -94,6 +130,10 @@ class CrazyEights(Ruleset):
     min_seats = 2
     max_seats = 4
     options = ()
+    # Hooks for the rest of the family (``CrazyEight``): what differs is data.
+    blocks: ClassVar[bool] = False  # every seat passing in a row blocks the hand
+    action_types: ClassVar[str] = "play, draw or pass"
+    state_fields: ClassVar[tuple[str, ...]] = ()  # extra fields that to_json carries
 
     def hand_size(self, seats: int, options: Mapping[str, Any]) -> int:
         return 7 if seats == 2 else 5
@@ -114,6 +154,96 @@ class CrazyEights(Ruleset):
         state = EightsState(self, data["seats"], data["options"])
         state.restore(data)
         return state
+
+
+DRAW_RULES = ("until_playable", "one", "limit")
+STARTER_EIGHTS = ("bury", "any", "dealer_names")
+ACES = ("none", "reverse", "skip")
+
+
+class CrazyEight(CrazyEights):
+    """Crazy 8, head to head (``shared/rules/crazy-8-two-player.txt``), and its house rules.
+
+    The preset (every option at its default) is the rulebook; each option is
+    one of the rulebook's "common variations".
+    """
+
+    id = "crazy-8"
+    name = "Crazy 8"
+    version = "crazy-8/1"
+    min_seats = 2
+    max_seats = 2  # the house rule for three or more is not offered yet
+    blocks = True
+    action_types = "play, draw, pass or name"
+    state_fields = ("draws", "penalty", "naming")
+    options = (
+        Option(
+            "draw_rule",
+            "choice",
+            "until_playable",
+            "until_playable: draw until a card plays; one: draw one card and, if it does "
+            "not play, the turn passes; limit: the turn passes after draw_limit cards",
+            choices=DRAW_RULES,
+        ),
+        Option(
+            "draw_limit",
+            "int",
+            3,
+            "with draw_rule limit, the most cards drawn in a turn",
+            minimum=1,
+            maximum=10,
+        ),
+        Option(
+            "starter_eight",
+            "choice",
+            "bury",
+            "bury: a turned eight goes under the stock; any: it stays and the leader may "
+            "play anything on it; dealer_names: it stays and the dealer names the suit",
+            choices=STARTER_EIGHTS,
+        ),
+        Option(
+            "voluntary_draw",
+            "bool",
+            False,
+            "you may draw instead of playing; a drawn card that plays may then be kept",
+        ),
+        Option("queens_skip", "bool", False, "a queen skips the next player: you play again"),
+        Option(
+            "jacks_reverse",
+            "bool",
+            False,
+            "a jack reverses play; with two players that is a skip: you play again",
+        ),
+        Option(
+            "aces",
+            "choice",
+            "none",
+            "none; reverse: an ace reverses play (a skip with two players); skip: an ace "
+            "skips the next player",
+            choices=ACES,
+        ),
+        Option(
+            "twos_draw_two",
+            "bool",
+            False,
+            "a two makes the next player draw two cards and lose the turn",
+        ),
+        Option(
+            "twos_stack",
+            "bool",
+            False,
+            "with twos_draw_two, a two may be answered with a two, passing on the sum",
+        ),
+    )
+
+    def target(self, seats: int, options: Mapping[str, Any]) -> int:
+        return 100
+
+    def check_combination(self, seats: int, options: dict[str, Any]) -> None:
+        if options["draw_rule"] != "limit" and options["draw_limit"] != 3:
+            raise InvalidOptions('draw_limit applies only with draw_rule "limit"')
+        if options["twos_stack"] and not options["twos_draw_two"]:
+            raise InvalidOptions("twos_stack needs twos_draw_two")
 
 
 class EightsState(GameState):
@@ -140,6 +270,23 @@ class EightsState(GameState):
         self.history: list[dict[str, Any]] = []
         self.chance_seq = 0
         self.result: dict[str, Any] | None = None
+        # Crazy 8's house rules; all off (and never serialised) for Crazy Eights.
+        self.draws = 0  # cards drawn in this turn, for draw_rule one and limit
+        self.penalty = 0  # cards the seat to act must draw after twos (twos_stack)
+        self.naming = False  # the dealer must name the suit of a starter eight
+        # The most draws in a turn: None is the rulebook's "until a card plays".
+        self.max_draws: int | None = {"one": 1, "limit": self.options.get("draw_limit")}.get(
+            self.options.get("draw_rule", "until_playable")
+        )
+        self.bury_starter = self.options.get("starter_eight", "bury") == "bury"
+        self.skip_ranks = (
+            ("Q" if self.options.get("queens_skip") else "")
+            + ("J" if self.options.get("jacks_reverse") else "")
+            + ("A" if self.options.get("aces", "none") != "none" else "")
+        )
+        self.twos_draw_two = bool(self.options.get("twos_draw_two"))
+        self.twos_stack = bool(self.options.get("twos_stack"))
+        self.voluntary_draw = bool(self.options.get("voluntary_draw"))
 
     # -- serialisation -------------------------------------------------------
 
@@ -165,7 +312,7 @@ class EightsState(GameState):
             "seats": self.seats,
             "options": dict(self.options),
         }
-        for name in self._FIELDS:
+        for name in self._FIELDS + self.ruleset.state_fields:
             value = getattr(self, name)
             if isinstance(value, list):
                 value = [list(v) if isinstance(v, list) else v for v in value]
@@ -173,7 +320,7 @@ class EightsState(GameState):
         return data
 
     def restore(self, data: Mapping[str, Any]) -> None:
-        for name in self._FIELDS:
+        for name in self._FIELDS + self.ruleset.state_fields:
             value = data[name]
             if isinstance(value, list):
                 value = [list(v) if isinstance(v, list) else v for v in value]
@@ -216,14 +363,20 @@ class EightsState(GameState):
         self.stock = list(reversed(pack[position:]))
         # A turned eight goes under the stock and the next card is turned.
         starter = self.stock.pop()
-        while starter[0] == EIGHT:
+        while starter[0] == EIGHT and self.bury_starter:
             self.stock.insert(0, starter)
             starter = self.stock.pop()
         self.pile = [starter]
         self.called_suit = None
         self.drawn = None
         self.passes = 0
+        self.draws = 0
+        self.penalty = 0
         self.turn = self.next_seat(self.dealer)
+        # starter_eight "dealer_names": the dealer names the suit before the lead.
+        self.naming = starter[0] == EIGHT and self.options.get("starter_eight") == "dealer_names"
+        if self.naming:
+            self.turn = self.dealer
         return [
             event,
             Event(
@@ -232,7 +385,7 @@ class EightsState(GameState):
                     "hand": self.hand_no,
                     "dealer": self.dealer,
                     "starter": starter,
-                    "leader": self.turn,
+                    "leader": self.next_seat(self.dealer),
                 }
             ),
         ]
@@ -256,7 +409,8 @@ class EightsState(GameState):
         if self.called_suit is not None:
             return card[1] == self.called_suit
         top = self.pile[-1]
-        return card[1] == top[1] or card[0] == top[0]
+        # A starter eight left in place with no suit named (starter_eight "any") takes anything.
+        return card[1] == top[1] or card[0] == top[0] or top[0] == EIGHT
 
     def can_draw(self) -> bool:
         return bool(self.stock) or len(self.pile) > 1
@@ -265,6 +419,7 @@ class EightsState(GameState):
         # The same test as plays(), hoisted out of the loop: this is the engine's hot path.
         top_rank, top_suit = self.pile[-1]
         suit = self.called_suit or top_suit
+        anything = top_rank == EIGHT and self.called_suit is None
         actions: list[Action] = []
         seen: set[str] = set()
         for card in cards:
@@ -273,7 +428,7 @@ class EightsState(GameState):
                 continue
             if rank == EIGHT:
                 actions += [{"type": "play", "card": card, "suit": s} for s in SUITS]
-            elif card[1] == suit or (rank == top_rank and self.called_suit is None):
+            elif card[1] == suit or (rank == top_rank and self.called_suit is None) or anything:
                 actions.append({"type": "play", "card": card})
             else:
                 continue
@@ -283,20 +438,43 @@ class EightsState(GameState):
     def legal_actions(self, seat: int) -> list[Action]:
         if self.result is not None or seat != self.turn:
             return []
+        if self.naming:
+            return [{"type": "name", "suit": s} for s in SUITS]
+        if self.penalty:
+            # twos_stack: answer with a two (it always matches a two), or take the lot.
+            twos = sorted({card for card in self.hands[seat] if card[0] == "2"})
+            return [*({"type": "play", "card": card} for card in twos), {"type": "draw"}]
         if self.drawn is not None:
             return self._play_actions([self.drawn])
         actions = self._play_actions(self.hands[seat])
+        if self.voluntary_draw:
+            # Draw instead of playing, as long as the draw rule allows another card.
+            if self.can_draw() and self.draws_left():
+                actions.append({"type": "draw"})
+            return actions or [{"type": "pass"}]
         if actions:
             return actions
         if self.can_draw():
             return [{"type": "draw"}]
         return [{"type": "pass"}]
 
+    def draws_left(self) -> bool:
+        return self.max_draws is None or self.draws < self.max_draws
+
     def explain_illegal(self, seat: int, action: Action) -> str:
         kind = action.get("type")
         card = action.get("card")
-        if kind not in ("play", "draw", "pass"):
-            return f"unknown action type {kind!r}: play, draw or pass"
+        kinds = (
+            ("play", "draw", "pass", "name") if self.ruleset.blocks else ("play", "draw", "pass")
+        )
+        if kind not in kinds:
+            return f"unknown action type {kind!r}: {self.ruleset.action_types}"
+        if self.naming:
+            return 'the dealer first names the suit of the starter eight: {"type": "name", "suit": "H"}'
+        if kind == "name":
+            return "a suit is named only by the dealer, on a starter eight"
+        if self.penalty and not (kind == "play" and isinstance(card, str) and card[0] == "2"):
+            return f"answer with a two or draw the {self.penalty} cards you owe"
         if kind == "play":
             if not isinstance(card, str) or card not in STANDARD_PACK:
                 return "a play names a card such as '7H' or '8S'"
@@ -313,6 +491,8 @@ class EightsState(GameState):
         if kind == "draw":
             if self.drawn is not None:
                 return f"you drew {self.drawn}, which plays, so you must play it"
+            if self.voluntary_draw and self.can_draw():
+                return "you have drawn as many cards as the draw rule allows this turn: play"
             if any(self.plays(c) for c in self.hands[seat]):
                 return "you cannot draw while you hold a card that plays"
             return "there is nothing to draw: pass"
@@ -325,8 +505,18 @@ class EightsState(GameState):
         if kind == "play":
             return self._play(seat, action["card"], action.get("suit"), chance)
         if kind == "draw":
+            if self.penalty:
+                return self._take_penalty(seat, chance)
             return self._draw(seat, chance)
-        return self._pass(seat)
+        if kind == "name":
+            return self._name(seat, action["suit"])
+        return self._pass(seat, chance)
+
+    def _name(self, seat: int, suit: str) -> list[Event]:
+        self.called_suit = suit
+        self.naming = False
+        self.turn = self.next_seat(seat)
+        return [Event({"type": "name", "seat": seat, "suit": suit})]
 
     def _play(self, seat: int, card: str, suit: str | None, chance: Chance) -> list[Event]:
         self.hands[seat].remove(card)
@@ -334,17 +524,29 @@ class EightsState(GameState):
         self.called_suit = suit if card[0] == EIGHT else None
         self.drawn = None
         self.passes = 0
+        self.draws = 0
         public: dict[str, Any] = {"type": "play", "seat": seat, "card": card}
         if self.called_suit is not None:
             public["suit"] = self.called_suit
         events = [Event(public)]
         if not self.hands[seat]:
             events.extend(self._hand_over(seat, chance))
+        elif card[0] == "2" and self.twos_draw_two:
+            self.penalty += 2
+            self.turn = self.next_seat(seat)
+            if not self.twos_stack:
+                events.extend(self._take_penalty(self.turn, chance))
+        elif card[0] in self.skip_ranks:
+            # A skip, or a reverse, which with two seats comes to the same: you play again.
+            skipped = self.next_seat(seat)
+            self.turn = self.next_seat(skipped)
+            events.append(Event({"type": "skip", "seat": skipped}))
         else:
             self.turn = self.next_seat(seat)
         return events
 
-    def _draw(self, seat: int, chance: Chance) -> list[Event]:
+    def _take_card(self, seat: int, chance: Chance) -> tuple[str, list[Event]]:
+        """The top card of the stock into ``seat``'s hand, reshuffling the pile first if need be."""
         events: list[Event] = []
         if not self.stock:
             # The pile, all but its top card, is shuffled into a new stock.
@@ -355,22 +557,68 @@ class EightsState(GameState):
             events.append(event)
         card = self.stock.pop()
         self.hands[seat].append(card)
-        if self.plays(card):
-            self.drawn = card
         events.append(Event({"type": "draw", "seat": seat}, private={seat: {"card": card}}))
+        return card, events
+
+    def _draw(self, seat: int, chance: Chance) -> list[Event]:
+        card, events = self._take_card(seat, chance)
+        if self.max_draws is not None:
+            self.draws += 1
+        if self.voluntary_draw:
+            # A drawn card that plays may be kept: the seat plays what it likes, or draws on.
+            stuck = not any(self.plays(c) for c in self.hands[seat])
+        elif self.plays(card):
+            self.drawn = card
+            return events
+        else:
+            stuck = True
+        if stuck and not self.draws_left():
+            # draw_rule one or limit: nothing plays after the last draw allowed; the turn passes.
+            self.draws = 0
+            self.turn = self.next_seat(seat)
+            events.append(Event({"type": "turn_passes", "seat": seat}))
         return events
 
-    def _pass(self, seat: int) -> list[Event]:
+    def _take_penalty(self, seat: int, chance: Chance) -> list[Event]:
+        """twos_draw_two: ``seat`` draws what the twos ask (what there is, at most) and may not play."""
+        events: list[Event] = []
+        owed, self.penalty = self.penalty, 0
+        for _ in range(owed):
+            if not self.can_draw():
+                break
+            events.extend(self._take_card(seat, chance)[1])
+        self.turn = self.next_seat(seat)
+        events.append(Event({"type": "turn_passes", "seat": seat}))
+        return events
+
+    def _pass(self, seat: int, chance: Chance) -> list[Event]:
         self.passes += 1
         self.turn = self.next_seat(seat)
-        return [Event({"type": "pass", "seat": seat})]
+        events = [Event({"type": "pass", "seat": seat})]
+        if self.ruleset.blocks and self.passes >= self.seats:
+            events.extend(self._hand_blocked(chance))
+        return events
+
+    def _hand_blocked(self, chance: Chance) -> list[Event]:
+        """Every seat passed in a row: the lower total of cards held scores the difference."""
+        held = [hand_value(hand) for hand in self.hands]
+        scores = [0] * self.seats
+        winner: int | None = None
+        if min(held) < max(held):
+            winner = held.index(min(held))
+            scores[winner] = max(held) - min(held)  # two seats: the difference
+        return self._score(
+            {"hand": self.hand_no, "winner": winner, "scores": scores, "blocked": True}, chance
+        )
 
     def _hand_over(self, winner: int, chance: Chance) -> list[Event]:
         scores = [0] * self.seats
         scores[winner] = sum(hand_value(self.hands[s]) for s in range(self.seats) if s != winner)
-        for seat, score in enumerate(scores):
+        return self._score({"hand": self.hand_no, "winner": winner, "scores": scores}, chance)
+
+    def _score(self, summary: dict[str, Any], chance: Chance) -> list[Event]:
+        for seat, score in enumerate(summary["scores"]):
             self.totals[seat] += score
-        summary = {"hand": self.hand_no, "winner": winner, "scores": scores}
         self.history.append(summary)
         events = [Event({"type": "hand_over", **summary, "totals": list(self.totals)})]
         if max(self.totals) >= self.target:

@@ -7,6 +7,11 @@ exactly the seats with legal actions, every legal action applies, the state
 survives JSON, nobody's view shows a card it should not, and a referee who
 knows only the rulebook agrees with the engine's legal actions, deals, draws,
 scores and result. Replays of the same seed and actions are identical.
+
+Crazy 8 (``crazy-8``) is played the same way, its preset and random
+combinations of its house rules: the pack stays whole, the seat owing an
+action is exactly the seat with legal actions, the state survives JSON, every
+match ends, and a replay gives the same state and events.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from hypothesis import strategies as st
 
 from games.rules.base import STANDARD_PACK, Event, GameOver, NotYourTurn
 from games.rules.chance import SEED_BYTES, SeededChance
-from games.rules.crazy_eights import CrazyEights, EightsState
+from games.rules.crazy_eights import CrazyEight, CrazyEights, EightsState
 
 RULES = CrazyEights()
 PACK = Counter(STANDARD_PACK)
@@ -452,3 +457,96 @@ def test_many_seeded_matches_all_end_with_one_place_per_seat(seats: int, policy:
             higher = sum(1 for other in range(seats) if totals[other] > totals[seat])
             assert places[seat] == higher + 1
         assert places.count(1) == 1  # only the player who goes out scores
+
+
+# -- Crazy 8: the preset and random house rules -----------------------------------
+
+CRAZY_8 = CrazyEight()
+
+crazy_8_options = st.fixed_dictionaries(
+    {
+        "draw_rule": st.sampled_from(["until_playable", "one", "limit"]),
+        "draw_limit": st.integers(1, 10),
+        "starter_eight": st.sampled_from(["bury", "any", "dealer_names"]),
+        "voluntary_draw": st.booleans(),
+        "queens_skip": st.booleans(),
+        "jacks_reverse": st.booleans(),
+        "aces": st.sampled_from(["none", "reverse", "skip"]),
+        "twos_draw_two": st.booleans(),
+        "twos_stack": st.booleans(),
+    }
+).map(
+    lambda o: {
+        **o,
+        # Only combinations the ruleset accepts: a draw limit needs its rule, stacking its twos.
+        "draw_limit": o["draw_limit"] if o["draw_rule"] == "limit" else 3,
+        "twos_stack": o["twos_stack"] and o["twos_draw_two"],
+    }
+)
+
+
+def play_crazy_8(
+    options: dict[str, Any], seed: bytes, choice_seed: int, *, check: bool = True
+) -> Match:
+    """A whole two-seat match of Crazy 8 at random; with ``check``, the contract after every action."""
+    chance = SeededChance(seed)
+    chooser = random.Random(choice_seed)
+    state, events = CRAZY_8.new_game(2, options, chance)
+    match = Match(state, events=record(events))
+    while not state.is_over:
+        assert len(match.moves) < MAX_ACTIONS, "the match did not end"
+        (seat,) = state.to_act
+        legal = state.legal_actions(seat)
+        action = chooser.choice(legal)
+        events = state.apply(seat, action, chance)
+        match.moves.append((seat, action))
+        match.events.extend(record(events))
+        if check:
+            check_crazy_8_state(state)
+    return match
+
+
+def check_crazy_8_state(state: EightsState) -> None:
+    everywhere = Counter(card for hand in state.hands for card in hand)
+    everywhere.update(state.stock)
+    everywhere.update(state.pile)
+    assert everywhere == PACK
+    for seat in range(state.seats):
+        assert bool(state.legal_actions(seat)) == (seat in state.to_act)
+    assert state.is_over == (state.to_act == ())
+    assert len(state.to_act) <= 1
+    data = state.to_json()
+    loaded = CRAZY_8.load(json.loads(json.dumps(data)))
+    assert loaded.to_json() == data
+    for seat in range(state.seats):
+        assert loaded.legal_actions(seat) == state.legal_actions(seat)
+        assert cards_in(state.view(seat)) <= set(state.hands[seat]) | {state.pile[-1]}
+
+
+@settings(PROPERTIES, max_examples=12)  # voluntary draws make long matches
+@given(options=crazy_8_options, seed=seeds, choice_seed=choices)
+def test_crazy_8_with_any_house_rules_keeps_the_contract_ends_and_replays_the_same(
+    options: dict[str, Any], seed: bytes, choice_seed: int
+) -> None:
+    match = play_crazy_8(options, seed, choice_seed)
+    assert match.state.result is not None and max(match.state.totals) >= 100
+    chance = SeededChance(seed)
+    replay, events = CRAZY_8.new_game(2, options, chance)
+    replayed = record(events)
+    for seat, action in match.moves:
+        replayed.extend(record(replay.apply(seat, action, chance)))
+    assert replay.to_json() == match.state.to_json()
+    assert replayed == match.events
+
+
+def test_many_seeded_crazy_8_matches_of_the_preset_end_and_replay_the_same() -> None:
+    for n in range(20):
+        seed = bytes([8, n]) * (SEED_BYTES // 2)
+        match = play_crazy_8({}, seed, n, check=n < 5)
+        chance = SeededChance(seed)
+        replay, _ = CRAZY_8.new_game(2, {}, chance)
+        for seat, action in match.moves:
+            replay.apply(seat, action, chance)
+        assert replay.to_json() == match.state.to_json()
+        assert match.state.result is not None
+        assert sorted(match.state.result["places"]) == [1, 2]

@@ -1,0 +1,632 @@
+"""Crazy 8, two players, rule by rule on stacked decks (``shared/rules/crazy-8-two-player.txt``).
+
+Each test is named after a sentence of the rulebook, or of an option (one of
+its "common variations"), tried on and off. Rules about the deal use stacked
+deals; rules about play arrange the table mid-hand.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from games.rules import RULESETS, IllegalAction, InvalidOptions
+from games.rules.base import Event
+from games.rules.chance import SeededChance
+from games.rules.crazy_eights import CrazyEight, EightsState
+from tests.rules.stacked import StackedChance, deal
+
+RULES = CrazyEight()
+DRAW: dict[str, Any] = {"type": "draw"}
+PASS: dict[str, Any] = {"type": "pass"}
+
+
+def play(card: str, suit: str | None = None) -> dict[str, Any]:
+    action: dict[str, Any] = {"type": "play", "card": card}
+    if suit is not None:
+        action["suit"] = suit
+    return action
+
+
+def calls(eight: str) -> list[dict[str, Any]]:
+    return [play(eight, suit) for suit in "CDHS"]
+
+
+def stacked_game(
+    hands: Sequence[Sequence[str]],
+    starter: str | None = None,
+    stock: Sequence[str] = (),
+    *,
+    dealer: int = 1,
+    options: dict[str, Any] | None = None,
+) -> tuple[EightsState, StackedChance, list[Event]]:
+    """A match whose first deal gives ``hands[seat]`` to each seat; seat 1 deals, seat 0 leads."""
+    chance = StackedChance(
+        first_dealer=dealer, deals=[deal(hands, starter, stock, dealer=dealer, hand_size=7)]
+    )
+    state, events = RULES.new_game(2, options or {}, chance)
+    return state, chance, events
+
+
+def arrange(
+    hands: Sequence[Sequence[str]],
+    pile: Sequence[str],
+    stock: Sequence[str] = (),
+    *,
+    called_suit: str | None = None,
+    turn: int = 0,
+    totals: Sequence[int] | None = None,
+    options: dict[str, Any] | None = None,
+) -> tuple[EightsState, StackedChance]:
+    """A table mid-hand: the pile as played (top last), the stock from the top down."""
+    chance = StackedChance(first_dealer=(turn - 1) % 2)
+    state, _ = RULES.new_game(2, options or {}, chance)
+    state.hands = [list(hand) for hand in hands]
+    state.pile = list(pile)
+    state.stock = list(reversed(stock))
+    state.called_suit = called_suit
+    state.turn = turn
+    if totals is not None:
+        state.totals = list(totals)
+    return state, chance
+
+
+def public(events: list[Event], kind: str) -> list[dict[str, Any]]:
+    return [event.public for event in events if event.public["type"] == kind]
+
+
+def kinds(events: list[Event]) -> list[str]:
+    return [event.public["type"] for event in events]
+
+
+# -- The catalogue and the options ----------------------------------------------
+
+
+def test_crazy_8_is_in_the_catalogue_as_a_preset_of_the_crazy_eights_engine() -> None:
+    assert isinstance(RULESETS["crazy-8"], CrazyEight)
+    described = RULES.describe()
+    assert (described["id"], described["name"], described["version"]) == (
+        "crazy-8",
+        "Crazy 8",
+        "crazy-8/1",
+    )
+    assert (described["min_seats"], described["max_seats"]) == (2, 2)
+    options = {option["name"]: option for option in described["options"]}
+    assert options["draw_rule"]["choices"] == ["until_playable", "one", "limit"]
+    assert options["draw_limit"] == {
+        "name": "draw_limit",
+        "type": "int",
+        "default": 3,
+        "description": options["draw_limit"]["description"],
+        "minimum": 1,
+        "maximum": 10,
+    }
+    assert options["starter_eight"]["choices"] == ["bury", "any", "dealer_names"]
+    assert options["aces"]["choices"] == ["none", "reverse", "skip"]
+    assert options["voluntary_draw"]["type"] == "bool"
+    assert "last_card" not in options  # not implemented yet, so not offered
+
+
+def test_every_option_defaults_off_so_the_preset_is_the_rulebook() -> None:
+    assert RULES.validate(2, {}) == {
+        "draw_rule": "until_playable",
+        "draw_limit": 3,
+        "starter_eight": "bury",
+        "voluntary_draw": False,
+        "queens_skip": False,
+        "jacks_reverse": False,
+        "aces": "none",
+        "twos_draw_two": False,
+        "twos_stack": False,
+    }
+
+
+@pytest.mark.parametrize("seats", [1, 3, 7])
+def test_players_two(seats: int) -> None:
+    with pytest.raises(InvalidOptions, match="2 to 2 players") as caught:
+        RULES.validate(seats, {})
+    assert caught.value.code == "invalid_seats"
+
+
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [
+        ({"draw_limit": 5}, 'draw_limit applies only with draw_rule "limit"'),
+        ({"draw_rule": "one", "draw_limit": 2}, "draw_limit applies only"),
+        ({"twos_stack": True}, "twos_stack needs twos_draw_two"),
+        ({"draw_rule": "all"}, "must be one of until_playable, one, limit"),
+        ({"draw_rule": "limit", "draw_limit": 11}, "must be at most 10"),
+        ({"draw_rule": "limit", "draw_limit": 0}, "must be at least 1"),
+        ({"draw_rule": "limit", "draw_limit": True}, "must be a whole number"),
+        ({"queens_skip": 1}, "must be true or false"),
+        ({"aces": "wild"}, "must be one of none, reverse, skip"),
+        ({"voluntary_draw": "yes"}, "must be true or false"),
+        ({"last_card": True}, "no option 'last_card'"),
+    ],
+)
+def test_options_that_make_no_sense_are_refused_with_a_reason(
+    options: dict[str, Any], reason: str
+) -> None:
+    with pytest.raises(InvalidOptions, match=reason) as caught:
+        RULES.validate(2, options)
+    assert caught.value.code == "invalid_options"
+
+
+def test_a_draw_limit_is_accepted_with_draw_rule_limit_and_stacking_with_draw_two() -> None:
+    options = RULES.validate(
+        2, {"draw_rule": "limit", "draw_limit": 5, "twos_draw_two": True, "twos_stack": True}
+    )
+    assert options["draw_limit"] == 5 and options["twos_stack"]
+
+
+# -- Players, cards and the deal ------------------------------------------------
+
+
+def test_seven_cards_each_and_the_non_dealer_plays_first() -> None:
+    hands = [["2C", "3C", "4C", "5C", "6C", "7C", "9C"], ["2D", "3D", "4D", "5D", "6D", "7D", "9D"]]
+    state, _, events = stacked_game(hands, "KH", dealer=1)
+    assert [sorted(hand) for hand in state.hands] == [sorted(hand) for hand in hands]
+    assert len(state.stock) == 52 - 14 - 1
+    (dealt,) = public(events, "hand_dealt")
+    assert dealt["dealer"] == 1 and dealt["leader"] == 0 and state.to_act == (0,)
+    assert state.target == 100
+
+
+def test_the_deal_alternates_each_hand() -> None:
+    state, chance = arrange([["5H"], ["KS", "QS"]], pile=["2H"])
+    assert state.dealer == 1
+    events = state.apply(0, play("5H"), chance)
+    (dealt,) = public(events, "hand_dealt")
+    assert dealt["dealer"] == 0 and dealt["leader"] == 1 and state.to_act == (1,)
+
+
+def test_a_starter_eight_is_buried_and_this_repeats_until_the_starter_is_not_an_eight() -> None:
+    state, _, events = stacked_game([["2C"], ["2D"]], "8H", ["8S", "4D", "9C"])
+    assert public(events, "hand_dealt")[0]["starter"] == "4D"
+    assert state.pile == ["4D"]
+    assert state.stock[:2] == ["8S", "8H"]  # under the stock, the first turned lowest
+    assert state.called_suit is None
+
+
+# -- A legal play ------------------------------------------------------------------
+
+
+def test_a_card_of_the_suit_to_follow_a_card_of_the_same_rank_or_an_eight_plays() -> None:
+    state, _ = arrange([["5H", "KS", "8C", "3D"], ["2C"]], pile=["KH"])
+    assert state.legal_actions(0) == [play("5H"), play("KS"), *calls("8C")]
+
+
+def test_a_rank_match_changes_the_suit_to_that_of_the_card_played() -> None:
+    state, chance = arrange([["KS", "3D"], ["2S", "2H"]], pile=["KH"])
+    state.apply(0, play("KS"), chance)
+    assert state.suit_to_follow == "S"
+    assert state.legal_actions(1) == [play("2S")]
+
+
+def test_if_you_hold_a_legal_card_you_must_play_one() -> None:
+    state, chance = arrange([["5H", "2C"], ["2D"]], pile=["KH"], stock=["3C"])
+    assert DRAW not in state.legal_actions(0)
+    with pytest.raises(IllegalAction, match="you cannot draw while you hold a card that plays"):
+        state.apply(0, DRAW, chance)
+
+
+# -- The Eight -------------------------------------------------------------------
+
+
+def test_an_eight_names_any_suit_whether_or_not_you_hold_it() -> None:
+    state, chance = arrange([["8S", "2C"], ["3D"]], pile=["KH"])
+    events = state.apply(0, play("8S", "D"), chance)
+    assert public(events, "play") == [{"type": "play", "seat": 0, "card": "8S", "suit": "D"}]
+    assert state.suit_to_follow == "D"
+
+
+def test_after_an_eight_only_the_named_suit_or_another_eight_plays() -> None:
+    # Not the eight's printed suit, and no rank match: against an eight that is another eight.
+    state, _ = arrange([["5H", "9S", "8D", "KS"], ["2C"]], pile=["8S"], called_suit="H")
+    assert state.legal_actions(0) == [play("5H"), *calls("8D")]
+    with pytest.raises(IllegalAction, match="9S does not match 8S or the suit to follow, H"):
+        state.check(0, play("9S"))
+
+
+def test_the_named_suit_remains_until_a_card_of_that_suit_is_played() -> None:
+    state, chance = arrange(
+        [["5C", "9C"], ["4D", "4C", "7C"]], pile=["8S"], stock=["JD"], called_suit="C"
+    )
+    state.apply(0, play("5C"), chance)
+    assert state.called_suit is None and state.suit_to_follow == "C"
+    assert state.legal_actions(1) == [play("4C"), play("7C")]  # a five matches by rank now too
+
+
+def test_another_eight_names_a_new_suit() -> None:
+    state, chance = arrange([["8C", "2C"], ["8H", "3D"]], pile=["8S"], called_suit="S")
+    state.apply(0, play("8C", "H"), chance)
+    state.apply(1, play("8H", "D"), chance)
+    assert state.suit_to_follow == "D"
+
+
+# -- Drawing ---------------------------------------------------------------------
+
+
+def test_you_draw_only_when_no_card_fits_one_card_at_a_time_and_again_if_it_does_not_fit() -> None:
+    state, chance = arrange([["2C"], ["3D"]], pile=["KH"], stock=["4S", "5S", "6H"])
+    assert state.legal_actions(0) == [DRAW]
+    state.apply(0, DRAW, chance)
+    assert state.hands[0] == ["2C", "4S"] and state.to_act == (0,)
+    assert state.legal_actions(0) == [DRAW]
+    state.apply(0, DRAW, chance)
+    state.apply(0, DRAW, chance)
+    # 6H fits: it is played at once; you cannot draw past it.
+    assert state.legal_actions(0) == [play("6H")]
+    assert state.view(0)["you"]["drawn"] == "6H"
+    with pytest.raises(IllegalAction, match="you drew 6H, which plays, so you must play it"):
+        state.check(0, DRAW)
+    state.apply(0, play("6H"), chance)
+    assert state.to_act == (1,)
+
+
+def test_when_the_stock_runs_out_the_pile_below_its_top_is_shuffled_and_the_suit_stays() -> None:
+    state, chance = arrange([["2C"], ["3D"]], pile=["4H", "5S", "8D"], called_suit="H")
+    chance.reshuffles.append(["5S", "4H"])
+    events = state.apply(0, DRAW, chance)
+    assert kinds(events) == ["reshuffle", "draw"]
+    assert state.pile == ["8D"] and state.called_suit == "H"
+    assert state.hands[0] == ["2C", "5S"] and state.stock == ["4H"]
+
+
+# -- Passing and blocked hands ------------------------------------------------------
+
+
+def test_you_pass_only_with_nothing_to_draw_and_no_legal_card() -> None:
+    state, chance = arrange([["2C"], ["3D", "KH"]], pile=["9H"])
+    assert state.legal_actions(0) == [PASS]
+    state.apply(0, PASS, chance)
+    assert state.to_act == (1,)
+    assert state.legal_actions(1) == [play("KH")]
+    with pytest.raises(IllegalAction, match="you may pass only when nothing plays"):
+        state.check(1, PASS)
+
+
+def test_both_players_passing_blocks_the_hand_and_the_lower_total_scores_the_difference() -> None:
+    # Seat 0 holds 2 + 10 = 12, seat 1 holds 3 + 9 + 4 = 16: seat 0 scores 4.
+    state, chance = arrange([["2C", "KC"], ["3D", "9D", "4S"]], pile=["5H"], totals=[10, 20])
+    state.apply(0, PASS, chance)
+    events = state.apply(1, PASS, chance)
+    assert kinds(events)[:3] == ["pass", "hand_over", "deal"]
+    (over,) = public(events, "hand_over")
+    assert over == {
+        "type": "hand_over",
+        "hand": 1,
+        "winner": 0,
+        "scores": [4, 0],
+        "blocked": True,
+        "totals": [14, 20],
+    }
+    # ... and the next hand is dealt.
+    assert state.hand_no == 2 and len(state.hands[0]) == 7 and state.passes == 0
+
+
+def test_a_blocked_hand_with_equal_totals_scores_nothing() -> None:
+    state, chance = arrange([["2C", "KC"], ["3D", "9D"]], pile=["5H"], totals=[10, 20])
+    state.apply(0, PASS, chance)
+    events = state.apply(1, PASS, chance)
+    (over,) = public(events, "hand_over")
+    assert over["winner"] is None and over["scores"] == [0, 0] and over["totals"] == [10, 20]
+    assert state.hand_no == 2
+
+
+def test_a_play_between_two_passes_does_not_block() -> None:
+    state, chance = arrange([["2C"], ["3D", "9H", "4S"]], pile=["5H"])
+    state.apply(0, PASS, chance)
+    state.apply(1, play("9H"), chance)
+    assert state.passes == 0 and state.hand_no == 1
+    assert state.legal_actions(0) == [DRAW]  # the pile is two cards: there is a reshuffle
+
+
+def test_a_blocked_hand_that_takes_a_total_to_100_ends_the_match() -> None:
+    state, chance = arrange([["2D"], ["KC"]], pile=["5H"], totals=[95, 30])
+    state.apply(0, PASS, chance)
+    events = state.apply(1, PASS, chance)
+    assert kinds(events)[-1] == "game_over"
+    assert state.result == {
+        "reason": "finished",
+        "seat": None,
+        "places": [1, 2],
+        "totals": [103, 30],
+    }
+
+
+# -- Scoring and the match -------------------------------------------------------------
+
+
+def test_the_player_who_goes_out_scores_the_cards_left_in_the_opponents_hand() -> None:
+    state, chance = arrange([["5H"], ["8S", "KD", "QC", "JH", "AS", "7D", "TC"]], pile=["2H"])
+    events = state.apply(0, play("5H"), chance)
+    (over,) = public(events, "hand_over")
+    assert over["scores"] == [50 + 10 + 10 + 10 + 1 + 7 + 10, 0]
+    assert over["winner"] == 0 and "blocked" not in over
+
+
+def test_the_first_player_to_reach_100_points_wins_the_game() -> None:
+    state, chance = arrange([["5H"], ["KD"]], pile=["2H"], totals=[90, 99])
+    events = state.apply(0, play("5H"), chance)
+    assert kinds(events) == ["play", "hand_over", "game_over"]
+    assert state.result is not None and state.result["places"] == [1, 2]
+    assert state.totals == [100, 99] and state.to_act == ()
+
+
+def test_a_hand_that_leaves_both_totals_below_100_deals_the_next() -> None:
+    state, chance = arrange([["5H"], ["KD"]], pile=["2H"], totals=[89, 99])
+    events = state.apply(0, play("5H"), chance)
+    assert kinds(events)[-1] == "hand_dealt" and not state.is_over
+
+
+# -- draw_rule ----------------------------------------------------------------------------
+
+
+def test_draw_one_only_the_turn_passes_after_a_draw_that_does_not_fit() -> None:
+    state, chance = arrange(
+        [["2C"], ["3D"]], pile=["KH"], stock=["4S", "6H"], options={"draw_rule": "one"}
+    )
+    events = state.apply(0, DRAW, chance)
+    assert kinds(events) == ["draw", "turn_passes"]
+    assert state.hands[0] == ["2C", "4S"] and state.to_act == (1,)
+    assert state.draws == 0
+
+
+def test_draw_one_only_a_drawn_card_that_fits_is_played_at_once() -> None:
+    state, chance = arrange(
+        [["2C"], ["3D"]], pile=["KH"], stock=["6H"], options={"draw_rule": "one"}
+    )
+    state.apply(0, DRAW, chance)
+    assert state.legal_actions(0) == [play("6H")]
+
+
+def test_draw_limit_the_turn_passes_after_the_limit_and_not_before() -> None:
+    options = {"draw_rule": "limit", "draw_limit": 2}
+    state, chance = arrange(
+        [["2C"], ["3D"]], pile=["KH"], stock=["4S", "5S", "6H"], options=options
+    )
+    assert kinds(state.apply(0, DRAW, chance)) == ["draw"]
+    assert state.to_act == (0,) and state.legal_actions(0) == [DRAW]
+    assert kinds(state.apply(0, DRAW, chance)) == ["draw", "turn_passes"]
+    assert state.to_act == (1,) and state.hands[0] == ["2C", "4S", "5S"]
+
+
+def test_draw_limit_with_nothing_left_to_draw_you_pass() -> None:
+    options = {"draw_rule": "limit", "draw_limit": 3}
+    state, chance = arrange([["2C"], ["3D"]], pile=["KH"], stock=["4S"], options=options)
+    state.apply(0, DRAW, chance)
+    assert state.legal_actions(0) == [PASS]
+
+
+def test_without_a_draw_rule_option_you_draw_until_a_card_fits() -> None:
+    state, chance = arrange([["2C"], ["3D"]], pile=["KH"], stock=["4S", "5S", "6S", "7H"])
+    for _ in range(3):
+        assert kinds(state.apply(0, DRAW, chance)) == ["draw"]
+        assert state.to_act == (0,)
+    state.apply(0, DRAW, chance)
+    assert state.legal_actions(0) == [play("7H")]
+
+
+# -- voluntary_draw ----------------------------------------------------------------------------
+
+
+def test_voluntary_draw_you_may_draw_instead_of_playing() -> None:
+    options = {"voluntary_draw": True}
+    state, chance = arrange([["8C", "5H"], ["3D"]], pile=["KH"], stock=["4S"], options=options)
+    assert state.legal_actions(0) == [*calls("8C"), play("5H"), DRAW]
+    state.apply(0, DRAW, chance)
+    assert state.to_act == (0,) and state.hands[0] == ["8C", "5H", "4S"]
+
+
+def test_voluntary_draw_a_drawn_card_that_plays_may_be_kept_and_you_may_draw_on() -> None:
+    options = {"voluntary_draw": True}
+    state, chance = arrange([["2C"], ["3D"]], pile=["KH"], stock=["6H", "7S"], options=options)
+    state.apply(0, DRAW, chance)  # 6H plays, but need not be played
+    assert state.legal_actions(0) == [play("6H"), DRAW]
+    assert state.view(0)["you"]["drawn"] is None
+    state.apply(0, DRAW, chance)
+    state.apply(0, play("6H"), chance)
+    assert state.hands[0] == ["2C", "7S"] and state.to_act == (1,)
+
+
+def test_voluntary_draw_with_nothing_to_draw_a_card_that_plays_must_be_played() -> None:
+    state, _ = arrange([["5H", "2C"], ["3D"]], pile=["KH"], options={"voluntary_draw": True})
+    assert state.legal_actions(0) == [play("5H")]
+
+
+def test_voluntary_draw_with_draw_one_after_the_draw_you_play_or_the_turn_passes() -> None:
+    options = {"voluntary_draw": True, "draw_rule": "one"}
+    state, chance = arrange([["5H"], ["3D"]], pile=["KH"], stock=["4S", "7C"], options=options)
+    state.apply(0, DRAW, chance)  # 4S does not play, but 5H does: play it, no more drawing
+    assert state.legal_actions(0) == [play("5H")]
+    with pytest.raises(IllegalAction, match="you have drawn as many cards as the draw rule allows"):
+        state.check(0, DRAW)
+    state, chance = arrange([["2C"], ["3D"]], pile=["KH"], stock=["4S", "7C"], options=options)
+    events = state.apply(0, DRAW, chance)
+    assert kinds(events) == ["draw", "turn_passes"] and state.to_act == (1,)
+
+
+# -- starter_eight ---------------------------------------------------------------------------
+
+
+def test_starter_eight_any_leaves_the_eight_and_the_leader_may_play_anything() -> None:
+    state, chance, events = stacked_game(
+        [["2C", "3D"], ["4S"]], "8H", options={"starter_eight": "any"}
+    )
+    assert state.pile == ["8H"] and public(events, "hand_dealt")[0]["starter"] == "8H"
+    assert [a["card"] for a in state.legal_actions(0)][:2] == ["2C", "3D"]
+    assert all(a["type"] == "play" for a in state.legal_actions(0))
+    state.apply(0, play("3D"), chance)
+    assert state.suit_to_follow == "D"
+
+
+def test_starter_eight_dealer_names_the_dealer_names_the_suit_first() -> None:
+    state, chance, events = stacked_game(
+        [["2C", "3D"], ["4S"]], "8H", options={"starter_eight": "dealer_names"}
+    )
+    assert state.to_act == (1,)  # the dealer
+    assert public(events, "hand_dealt")[0]["leader"] == 0
+    assert state.legal_actions(1) == [{"type": "name", "suit": s} for s in "CDHS"]
+    assert state.legal_actions(0) == []
+    with pytest.raises(IllegalAction, match="the dealer first names the suit"):
+        state.check(1, play("4S"))
+    events = state.apply(1, {"type": "name", "suit": "D"}, chance)
+    assert public(events, "name") == [{"type": "name", "seat": 1, "suit": "D"}]
+    assert state.to_act == (0,) and state.suit_to_follow == "D"
+    assert state.legal_actions(0)[0] == play("3D")
+
+
+def test_starter_eight_dealer_names_does_nothing_when_the_starter_is_not_an_eight() -> None:
+    state, _, _ = stacked_game([["2C"], ["4S"]], "KH", options={"starter_eight": "dealer_names"})
+    assert state.to_act == (0,) and not state.naming
+
+
+def test_a_name_action_is_refused_outside_a_starter_eight() -> None:
+    state, _ = arrange([["2C"], ["3D"]], pile=["KH"], stock=["4S"])
+    with pytest.raises(IllegalAction, match="a suit is named only by the dealer"):
+        state.check(0, {"type": "name", "suit": "H"})
+
+
+# -- queens_skip, jacks_reverse, aces ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "card", "again"),
+    [
+        ({}, "QH", False),
+        ({"queens_skip": True}, "QH", True),
+        ({"queens_skip": True}, "JH", False),
+        ({"jacks_reverse": True}, "JH", True),
+        ({"aces": "reverse"}, "AH", True),
+        ({"aces": "skip"}, "AH", True),
+        ({"aces": "none"}, "AH", False),
+        ({}, "JH", False),
+    ],
+)
+def test_a_skip_or_with_two_players_a_reverse_means_you_play_again(
+    options: dict[str, Any], card: str, again: bool
+) -> None:
+    state, chance = arrange([[card, "5H"], ["3D", "4D"]], pile=["KH"], options=options)
+    events = state.apply(0, play(card), chance)
+    assert state.to_act == ((0,) if again else (1,))
+    assert public(events, "skip") == ([{"type": "skip", "seat": 1}] if again else [])
+
+
+def test_a_skip_card_played_last_still_ends_the_hand() -> None:
+    state, chance = arrange([["QH"], ["3D"]], pile=["KH"], options={"queens_skip": True})
+    events = state.apply(0, play("QH"), chance)
+    assert "hand_over" in kinds(events) and "skip" not in kinds(events)
+
+
+def test_a_starter_queen_does_not_skip() -> None:
+    state, _, _ = stacked_game([["2C"], ["4S"]], "QH", options={"queens_skip": True})
+    assert state.to_act == (0,)
+
+
+# -- twos_draw_two and twos_stack ------------------------------------------------------------------
+
+
+def test_twos_draw_two_the_next_player_draws_two_and_may_not_play() -> None:
+    state, chance = arrange(
+        [["2H", "5H"], ["3H", "4D"]],
+        pile=["KH"],
+        stock=["6S", "7S", "9S"],
+        options={"twos_draw_two": True},
+    )
+    events = state.apply(0, play("2H"), chance)
+    assert kinds(events) == ["play", "draw", "draw", "turn_passes"]
+    assert state.hands[1] == ["3H", "4D", "6S", "7S"]
+    assert state.to_act == (0,)  # with two players, back to the one who played the two
+
+
+def test_without_twos_draw_two_a_two_is_an_ordinary_card() -> None:
+    state, chance = arrange([["2H", "5H"], ["3H"]], pile=["KH"], stock=["6S"])
+    assert kinds(state.apply(0, play("2H"), chance)) == ["play"]
+    assert state.to_act == (1,) and state.hands[1] == ["3H"]
+
+
+def test_twos_draw_two_draws_what_there_is_when_the_stock_is_short() -> None:
+    state, chance = arrange([["2H", "5H"], ["3D"]], pile=["KH"], options={"twos_draw_two": True})
+    events = state.apply(0, play("2H"), chance)
+    # The stock is empty: KH is reshuffled and drawn, and then there is nothing more.
+    assert kinds(events) == ["play", "reshuffle", "draw", "turn_passes"]
+    assert state.hands[1] == ["3D", "KH"] and state.pile == ["2H"]
+
+
+def test_twos_stack_a_two_answered_by_a_two_passes_on_four() -> None:
+    options = {"twos_draw_two": True, "twos_stack": True}
+    state, chance = arrange(
+        [["2H", "5H", "2C"], ["2S", "4D"]],
+        pile=["KH"],
+        stock=["6S", "7S", "9S", "TS", "JS"],
+        options=options,
+    )
+    state.apply(0, play("2H"), chance)
+    assert state.to_act == (1,) and state.penalty == 2
+    assert state.legal_actions(1) == [play("2S"), DRAW]
+    with pytest.raises(IllegalAction, match="answer with a two or draw the 2 cards you owe"):
+        state.check(1, play("4D"))
+    state.apply(1, play("2S"), chance)
+    assert state.penalty == 4 and state.legal_actions(0) == [play("2C"), DRAW]
+    events = state.apply(0, DRAW, chance)
+    assert kinds(events) == ["draw"] * 4 + ["turn_passes"]
+    assert state.hands[0] == ["5H", "2C", "6S", "7S", "9S", "TS"]
+    assert state.penalty == 0 and state.to_act == (1,)
+    assert state.legal_actions(1) == [DRAW]  # 4D does not match 2S
+
+
+def test_twos_stack_without_a_two_the_only_action_is_to_take_the_cards() -> None:
+    options = {"twos_draw_two": True, "twos_stack": True}
+    state, chance = arrange(
+        [["2H", "5H"], ["3D"]], pile=["KH"], stock=["6S", "7S"], options=options
+    )
+    state.apply(0, play("2H"), chance)
+    assert state.legal_actions(1) == [DRAW]
+
+
+def test_a_two_played_as_the_last_card_ends_the_hand_without_a_penalty() -> None:
+    state, chance = arrange([["2H"], ["3D"]], pile=["KH"], options={"twos_draw_two": True})
+    events = state.apply(0, play("2H"), chance)
+    assert kinds(events)[:2] == ["play", "hand_over"] and state.penalty == 0
+
+
+# -- The state --------------------------------------------------------------------------------------
+
+
+def test_the_house_rule_state_survives_json() -> None:
+    options = {"twos_draw_two": True, "twos_stack": True, "draw_rule": "limit", "draw_limit": 4}
+    state, chance = arrange([["2H", "5H"], ["3D"]], pile=["KH"], stock=["6S"], options=options)
+    state.apply(0, play("2H"), chance)
+    data = json.loads(json.dumps(state.to_json()))
+    assert (data["penalty"], data["draws"], data["naming"]) == (2, 0, False)
+    loaded = RULES.load(data)
+    assert loaded.to_json() == state.to_json()
+    assert loaded.legal_actions(1) == state.legal_actions(1)
+
+
+def test_crazy_eights_states_carry_no_house_rule_fields() -> None:
+    data = RULESETS["crazy-eights"].new_game(2, {}, StackedChance())[0].to_json()
+    assert not {"penalty", "draws", "naming"} & set(data)
+
+
+def test_the_preset_plays_exactly_as_crazy_eights_at_two_seats() -> None:
+    """One engine: the same seed and the same choices give the same match, event for event."""
+    for n in range(3):
+        seed = bytes([n, 8]) * 16
+        games = []
+        for ruleset in (RULESETS["crazy-eights"], RULES):
+            chance = SeededChance(seed)
+            chooser = random.Random(n)
+            state, events = ruleset.new_game(2, {}, chance)
+            log = [event.to_json() for event in events]
+            while not state.is_over:
+                (seat,) = state.to_act
+                action = chooser.choice(state.legal_actions(seat))
+                log += [event.to_json() for event in state.apply(seat, action, chance)]
+            games.append(log)
+        assert games[0] == games[1]
