@@ -219,13 +219,15 @@ def measure_query(now: datetime, batch: int | None, repeat: int = 7) -> dict[str
 def query_costs(ids: list[int], owing: int, expired_counts: list[int]) -> list[dict[str, Any]]:
     from django.utils import timezone
 
+    from games import services
+
     rows = []
     for expired in expired_counts:
         now = timezone.now()
         late = ids[:expired]
         set_deadlines(late, [now - timedelta(minutes=5)] * expired, owing)
         analyze()
-        for batch in (200, None):
+        for batch in (services.SWEEP_BATCH, None):
             figures = measure_query(timezone.now(), batch)
             rows.append({"active": len(ids), "expired": expired, "batch": batch, **figures})
         far = timezone.now() + FAR
@@ -362,7 +364,11 @@ def main() -> None:
 
     print(f"\nDeadlines bench: {args.tables} playing tables ({built:.1f} s to build)\n")
     print("(a) the sweep's SELECT ... FOR UPDATE SKIP LOCKED over expired tables")
-    print("    limit 200 is the sweep's batch; 'none' selects every expired table")
+    from games import services
+
+    print(
+        f"    limit {services.SWEEP_BATCH} is the sweep's batch; 'none' selects every expired table"
+    )
     print_costs(small + large)
     plans_ok = all(INDEX in r["indexes"] for r in small + large)
     print(f"  every plan uses the partial index {INDEX}: {'yes' if plans_ok else 'NO'}")

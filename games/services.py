@@ -375,7 +375,10 @@ def table_timeout(*, table_id: int, now: datetime | None = None) -> bool:
         return table is not None and _settle_deadline(table, now)
 
 
-def sweep_deadlines(*, now: datetime | None = None, batch: int = 200) -> list[int]:
+SWEEP_BATCH = 50  # tables ended per transaction: small enough to commit each ending promptly
+
+
+def sweep_deadlines(*, now: datetime | None = None, batch: int = SWEEP_BATCH) -> list[int]:
     """End every table whose deadline has passed, a batch per transaction.
 
     Rows another sweep (or a move) holds are skipped, not waited for: whoever
