@@ -138,3 +138,74 @@ class StackedChance:
 
     def labels(self) -> list[str]:
         return [question.label for question in self.asked]
+
+
+# -- tables of the Crazy Eights family, for rule tests ------------------------------
+
+DRAW: dict[str, Any] = {"type": "draw"}
+PASS: dict[str, Any] = {"type": "pass"}
+
+
+def play(card: str, suit: str | None = None) -> dict[str, Any]:
+    action: dict[str, Any] = {"type": "play", "card": card}
+    if suit is not None:
+        action["suit"] = suit
+    return action
+
+
+def calls(eight: str) -> list[dict[str, Any]]:
+    """The four ways to play an eight."""
+    return [play(eight, suit) for suit in "CDHS"]
+
+
+def stacked_game(
+    ruleset: Any,
+    hands: Sequence[Sequence[str]],
+    starter: str | None = None,
+    stock: Sequence[str] = (),
+    *,
+    dealer: int | None = None,
+    options: dict[str, Any] | None = None,
+    hand_size: int | None = None,
+) -> tuple[Any, StackedChance, list[Any]]:
+    """A match whose first deal gives ``hands[seat]`` to each seat.
+
+    The dealer defaults to the last seat, so that seat 0 leads.
+    """
+    seats = len(hands)
+    dealer = seats - 1 if dealer is None else dealer
+    chance = StackedChance(
+        first_dealer=dealer,
+        deals=[deal(hands, starter, stock, dealer=dealer, hand_size=hand_size)],
+    )
+    state, events = ruleset.new_game(seats, options or {}, chance)
+    return state, chance, events
+
+
+def arrange(
+    ruleset: Any,
+    hands: Sequence[Sequence[str]],
+    pile: Sequence[str],
+    stock: Sequence[str] = (),
+    *,
+    called_suit: str | None = None,
+    turn: int = 0,
+    totals: Sequence[int] | None = None,
+    options: dict[str, Any] | None = None,
+) -> tuple[Any, StackedChance]:
+    """A table mid-hand: the pile as played (top last), the stock from the top down.
+
+    The match is started on a canonical deal and then laid out by hand; the
+    dealer sits to ``turn``'s right, as if ``turn`` had led.
+    """
+    seats = len(hands)
+    chance = StackedChance(first_dealer=(turn - 1) % seats)
+    state, _ = ruleset.new_game(seats, options or {}, chance)
+    state.hands = [list(hand) for hand in hands]
+    state.pile = list(pile)
+    state.stock = list(reversed(stock))
+    state.called_suit = called_suit
+    state.turn = turn
+    if totals is not None:
+        state.totals = list(totals)
+    return state, chance

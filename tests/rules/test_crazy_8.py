@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import pytest
@@ -17,62 +17,13 @@ import pytest
 from games.rules import RULESETS, IllegalAction, InvalidOptions
 from games.rules.base import Event
 from games.rules.chance import SeededChance
-from games.rules.crazy_eights import CrazyEight, EightsState
-from tests.rules.stacked import StackedChance, deal
+from games.rules.crazy_eights import CrazyEight
+from tests.rules import stacked
+from tests.rules.stacked import DRAW, PASS, StackedChance, calls, play
 
 RULES = CrazyEight()
-DRAW: dict[str, Any] = {"type": "draw"}
-PASS: dict[str, Any] = {"type": "pass"}
-
-
-def play(card: str, suit: str | None = None) -> dict[str, Any]:
-    action: dict[str, Any] = {"type": "play", "card": card}
-    if suit is not None:
-        action["suit"] = suit
-    return action
-
-
-def calls(eight: str) -> list[dict[str, Any]]:
-    return [play(eight, suit) for suit in "CDHS"]
-
-
-def stacked_game(
-    hands: Sequence[Sequence[str]],
-    starter: str | None = None,
-    stock: Sequence[str] = (),
-    *,
-    dealer: int = 1,
-    options: dict[str, Any] | None = None,
-) -> tuple[EightsState, StackedChance, list[Event]]:
-    """A match whose first deal gives ``hands[seat]`` to each seat; seat 1 deals, seat 0 leads."""
-    chance = StackedChance(
-        first_dealer=dealer, deals=[deal(hands, starter, stock, dealer=dealer, hand_size=7)]
-    )
-    state, events = RULES.new_game(2, options or {}, chance)
-    return state, chance, events
-
-
-def arrange(
-    hands: Sequence[Sequence[str]],
-    pile: Sequence[str],
-    stock: Sequence[str] = (),
-    *,
-    called_suit: str | None = None,
-    turn: int = 0,
-    totals: Sequence[int] | None = None,
-    options: dict[str, Any] | None = None,
-) -> tuple[EightsState, StackedChance]:
-    """A table mid-hand: the pile as played (top last), the stock from the top down."""
-    chance = StackedChance(first_dealer=(turn - 1) % 2)
-    state, _ = RULES.new_game(2, options or {}, chance)
-    state.hands = [list(hand) for hand in hands]
-    state.pile = list(pile)
-    state.stock = list(reversed(stock))
-    state.called_suit = called_suit
-    state.turn = turn
-    if totals is not None:
-        state.totals = list(totals)
-    return state, chance
+stacked_game = partial(stacked.stacked_game, RULES, hand_size=7)
+arrange = partial(stacked.arrange, RULES)
 
 
 def public(events: list[Event], kind: str) -> list[dict[str, Any]]:

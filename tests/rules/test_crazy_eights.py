@@ -8,7 +8,7 @@ read than a whole stacked pack.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import pytest
@@ -17,68 +17,12 @@ from games.rules import RULESETS, GameOver, IllegalAction, InvalidOptions, NotYo
 from games.rules.base import RANKS, STANDARD_PACK, Event
 from games.rules.chance import SeededChance
 from games.rules.crazy_eights import CrazyEights, EightsState
-from tests.rules.stacked import StackedChance, StackError, deal
+from tests.rules import stacked
+from tests.rules.stacked import DRAW, PASS, StackedChance, StackError, calls, deal, play
 
 RULES = CrazyEights()
-DRAW: dict[str, Any] = {"type": "draw"}
-PASS: dict[str, Any] = {"type": "pass"}
-
-
-def play(card: str, suit: str | None = None) -> dict[str, Any]:
-    action: dict[str, Any] = {"type": "play", "card": card}
-    if suit is not None:
-        action["suit"] = suit
-    return action
-
-
-def calls(eight: str) -> list[dict[str, Any]]:
-    """The four ways to play an eight."""
-    return [play(eight, suit) for suit in "CDHS"]
-
-
-def stacked_game(
-    hands: Sequence[Sequence[str]],
-    starter: str | None = None,
-    stock: Sequence[str] = (),
-    *,
-    dealer: int | None = None,
-) -> tuple[EightsState, StackedChance, list[Event]]:
-    """A match whose first deal gives ``hands[seat]`` to each seat.
-
-    The dealer defaults to the last seat, so that seat 0 leads.
-    """
-    seats = len(hands)
-    dealer = seats - 1 if dealer is None else dealer
-    chance = StackedChance(first_dealer=dealer, deals=[deal(hands, starter, stock, dealer=dealer)])
-    state, events = RULES.new_game(seats, {}, chance)
-    return state, chance, events
-
-
-def arrange(
-    hands: Sequence[Sequence[str]],
-    pile: Sequence[str],
-    stock: Sequence[str] = (),
-    *,
-    called_suit: str | None = None,
-    turn: int = 0,
-    totals: Sequence[int] | None = None,
-) -> tuple[EightsState, StackedChance]:
-    """A table mid-hand: the pile as played (top last), the stock from the top down.
-
-    The match is started on a canonical deal and then laid out by hand; the
-    dealer sits to ``turn``'s right, as if ``turn`` had led.
-    """
-    seats = len(hands)
-    chance = StackedChance(first_dealer=(turn - 1) % seats)
-    state, _ = RULES.new_game(seats, {}, chance)
-    state.hands = [list(hand) for hand in hands]
-    state.pile = list(pile)
-    state.stock = list(reversed(stock))
-    state.called_suit = called_suit
-    state.turn = turn
-    if totals is not None:
-        state.totals = list(totals)
-    return state, chance
+stacked_game = partial(stacked.stacked_game, RULES)
+arrange = partial(stacked.arrange, RULES)
 
 
 def public(events: list[Event], kind: str) -> list[dict[str, Any]]:
