@@ -178,7 +178,7 @@ FAIRDEAL_BASE_URL = env.str("FAIRDEAL_BASE_URL", default="http://127.0.0.1:8000"
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
 EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))
 if "EMAIL_URL" in env:
-    vars().update(env.email_url("EMAIL_URL"))
+    globals().update(env.email_url("EMAIL_URL"))  # EMAIL_HOST, EMAIL_PORT, EMAIL_USE_TLS...
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Fairdeal <fairdeal@localhost>")
 # How often Celery beat sweeps for passed deadlines, in seconds.
 FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=5.0)
