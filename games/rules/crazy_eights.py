@@ -46,14 +46,24 @@ then a ``deal`` shuffle of the canonical pack for each hand, and a
 empty stock. A shuffled list is read from its first element: the first card
 dealt, or the top of the new stock.
 
-Crazy 8 (``crazy-8``): exactly two seats, seven cards each, the deal
-alternating and the non-dealer leading, first to 100 (the match ends with the
-hand in which a total reaches 100; the higher total wins). Its preset plays as
-Crazy Eights at two seats, with one more rule: when both seats pass one after
-the other the hand is blocked, both hands are counted, the lower count scores
-the difference (equal counts score nothing) and the next hand is dealt
-(``hand_over`` then has ``"blocked": true`` and ``"winner"`` null on a tie).
-Its options, all off by default, add these actions and events:
+Crazy 8 (``crazy-8``): two seats, seven cards each, the deal alternating and
+the non-dealer leading, first to 100 (the match ends with the hand in which a
+total reaches 100; the higher total wins). Its preset plays as Crazy Eights at
+two seats, with one more rule: when both seats pass one after the other the
+hand is blocked, both hands are counted, the lower count scores the difference
+(equal counts score nothing) and the next hand is dealt (``hand_over`` then
+has ``"blocked": true`` and ``"winner"`` null on a tie). Its options, all off
+by default, add these actions and events:
+
+* ``more_players``: three to seven seats (refused without it), five cards
+  each, two standard packs shuffled together from six seats; the deal moves
+  left each hand and the dealer's left leads, play going left. A reverse card
+  turns the direction of play (event ``{"type": "reverse", "seat": s,
+  "direction": d}``, ``d`` 1 for left and -1 for right); skips and twos act on
+  the next seat in the current direction; every hand starts going left. Every
+  seat passing in a row blocks the hand: the single lowest count scores the
+  sum of its differences to every other hand (nothing if the lowest is
+  shared).
 
 * ``draw_rule`` ``one`` or ``limit``: ``{"type": "draw"}`` as above; when the
   last draw allowed (one, or ``draw_limit``) does not play, the engine ends the
@@ -68,7 +78,8 @@ Its options, all off by default, add these actions and events:
   ``{"type": "name", "suit": "H"}`` (one entry per suit) before the lead.
 * ``queens_skip``, ``jacks_reverse``, ``aces`` (``reverse`` or ``skip``): the
   card skips the next seat, so with two seats you play again (event
-  ``{"type": "skip", "seat": s}``); a reverse at two seats is a skip.
+  ``{"type": "skip", "seat": s}``); a reverse at two seats is a skip, and at
+  three or more turns the direction of play.
 * ``twos_draw_two``: after a two the engine draws two cards for the next seat
   and its turn passes (``draw`` events, then ``turn_passes``). With
   ``twos_stack`` the next seat acts instead: play a two (the penalty grows by
@@ -134,6 +145,7 @@ class CrazyEights(Ruleset):
     blocks: ClassVar[bool] = False  # every seat passing in a row blocks the hand
     action_types: ClassVar[str] = "play, draw or pass"
     state_fields: ClassVar[tuple[str, ...]] = ()  # extra fields that to_json carries
+    reverses: ClassVar[bool] = False  # a reverse card turns play round at three or more
 
     def hand_size(self, seats: int, options: Mapping[str, Any]) -> int:
         return 7 if seats == 2 else 5
@@ -172,8 +184,9 @@ class CrazyEight(CrazyEights):
     name = "Crazy 8"
     version = "crazy-8/1"
     min_seats = 2
-    max_seats = 2  # the house rule for three or more is not offered yet
+    max_seats = 7  # three or more only with the house rule more_players
     blocks = True
+    reverses = True
     action_types = "play, draw, pass or name"
     state_fields = ("draws", "penalty", "naming")
     options = (
@@ -234,7 +247,17 @@ class CrazyEight(CrazyEights):
             False,
             "with twos_draw_two, a two may be answered with a two, passing on the sum",
         ),
+        Option(
+            "more_players",
+            "bool",
+            False,
+            "three to seven players: five cards each, two packs from six players",
+        ),
     )
+
+    def pack(self, seats: int, options: Mapping[str, Any]) -> tuple[str, ...]:
+        # "Six or more players usually use two decks": the standard pack twice.
+        return STANDARD_PACK * 2 if seats >= 6 else STANDARD_PACK
 
     def target(self, seats: int, options: Mapping[str, Any]) -> int:
         return 100
@@ -244,6 +267,11 @@ class CrazyEight(CrazyEights):
             raise InvalidOptions('draw_limit applies only with draw_rule "limit"')
         if options["twos_stack"] and not options["twos_draw_two"]:
             raise InvalidOptions("twos_stack needs twos_draw_two")
+        if seats > 2 and not options["more_players"]:
+            raise InvalidOptions(
+                "Crazy 8 is played by 2 players; 3 to 7 need the house rule more_players",
+                code="invalid_seats",
+            )
 
 
 class EightsState(GameState):
@@ -274,6 +302,11 @@ class EightsState(GameState):
         self.draws = 0  # cards drawn in this turn, for draw_rule one and limit
         self.penalty = 0  # cards the seat to act must draw after twos (twos_stack)
         self.naming = False  # the dealer must name the suit of a starter eight
+        # more_players: 1 while play goes left, -1 after a reverse; saved only where it can turn.
+        self.direction = 1
+        self.fields = self._FIELDS + ruleset.state_fields
+        if ruleset.reverses and seats > 2:
+            self.fields += ("direction",)
         # The most draws in a turn: None is the rulebook's "until a card plays".
         self.max_draws: int | None = {"one": 1, "limit": self.options.get("draw_limit")}.get(
             self.options.get("draw_rule", "until_playable")
@@ -283,6 +316,9 @@ class EightsState(GameState):
             ("Q" if self.options.get("queens_skip") else "")
             + ("J" if self.options.get("jacks_reverse") else "")
             + ("A" if self.options.get("aces", "none") != "none" else "")
+        )
+        self.reverse_ranks = ("J" if self.options.get("jacks_reverse") else "") + (
+            "A" if self.options.get("aces") == "reverse" else ""
         )
         self.twos_draw_two = bool(self.options.get("twos_draw_two"))
         self.twos_stack = bool(self.options.get("twos_stack"))
@@ -312,7 +348,7 @@ class EightsState(GameState):
             "seats": self.seats,
             "options": dict(self.options),
         }
-        for name in self._FIELDS + self.ruleset.state_fields:
+        for name in self.fields:
             value = getattr(self, name)
             if isinstance(value, list):
                 value = [list(v) if isinstance(v, list) else v for v in value]
@@ -320,7 +356,7 @@ class EightsState(GameState):
         return data
 
     def restore(self, data: Mapping[str, Any]) -> None:
-        for name in self._FIELDS + self.ruleset.state_fields:
+        for name in self.fields:
             value = data[name]
             if isinstance(value, list):
                 value = [list(v) if isinstance(v, list) else v for v in value]
@@ -350,7 +386,8 @@ class EightsState(GameState):
 
     def _deal(self, chance: Chance) -> list[Event]:
         self.hand_no += 1
-        self.dealer = self.next_seat(self.dealer)
+        self.dealer = (self.dealer + 1) % self.seats  # the deal moves left, whatever the play
+        self.direction = 1  # every hand starts going left
         pack, event = self._chance(
             chance, "shuffle", "deal", self.ruleset.pack(self.seats, self.options)
         )
@@ -391,7 +428,8 @@ class EightsState(GameState):
         ]
 
     def next_seat(self, seat: int) -> int:
-        return (seat + 1) % self.seats
+        """The seat after ``seat`` in the direction of play."""
+        return (seat + self.direction) % self.seats
 
     # -- the contract --------------------------------------------------------
 
@@ -536,6 +574,10 @@ class EightsState(GameState):
             self.turn = self.next_seat(seat)
             if not self.twos_stack:
                 events.extend(self._take_penalty(self.turn, chance))
+        elif card[0] in self.reverse_ranks and self.seats > 2:
+            self.direction = -self.direction
+            self.turn = self.next_seat(seat)
+            events.append(Event({"type": "reverse", "seat": seat, "direction": self.direction}))
         elif card[0] in self.skip_ranks:
             # A skip, or a reverse, which with two seats comes to the same: you play again.
             skipped = self.next_seat(seat)
@@ -600,13 +642,18 @@ class EightsState(GameState):
         return events
 
     def _hand_blocked(self, chance: Chance) -> list[Event]:
-        """Every seat passed in a row: the lower total of cards held scores the difference."""
+        """Every seat passed in a row: the lowest count scores its differences to the others.
+
+        With two seats that is the difference; with more, the sum of the
+        differences to every other hand. A lowest count that is shared scores nothing.
+        """
         held = [hand_value(hand) for hand in self.hands]
         scores = [0] * self.seats
         winner: int | None = None
-        if min(held) < max(held):
-            winner = held.index(min(held))
-            scores[winner] = max(held) - min(held)  # two seats: the difference
+        low = min(held)
+        if held.count(low) == 1:
+            winner = held.index(low)
+            scores[winner] = sum(held) - low * self.seats
         return self._score(
             {"hand": self.hand_no, "winner": winner, "scores": scores, "blocked": True}, chance
         )

@@ -34,7 +34,7 @@ HOUSE_RULES = {
 
 def test_the_catalogue_lists_crazy_8_with_its_options() -> None:
     games = {g["id"]: g for g in body(client_for().get("/api/games/"))["games"]}
-    assert games["crazy-8"]["min_seats"] == games["crazy-8"]["max_seats"] == 2
+    assert (games["crazy-8"]["min_seats"], games["crazy-8"]["max_seats"]) == (2, 7)
     names = {option["name"] for option in games["crazy-8"]["options"]}
     assert set(HOUSE_RULES) <= names
 
@@ -60,7 +60,7 @@ def test_options_that_make_no_sense_are_refused_at_creation(options: dict, code:
     assert not Table.objects.exists()
 
 
-def test_three_seats_are_refused_for_crazy_8() -> None:
+def test_three_seats_are_refused_without_the_more_players_house_rule() -> None:
     (alice,) = make_users("alice")
     response = client_for(alice).post(
         TABLES, {"game": "crazy-8", "seats": 3, "deadline": 3600}, format="json"
@@ -76,6 +76,18 @@ def test_a_whole_crazy_8_match_plays_through_http_and_verifies(options: dict) ->
     last = play_match(table, rng=random.Random(8))
     assert last["status"] == "finished"
     assert max(last["result"]["totals"]) >= 100
+    call_command("check_replays", str(table.pk))
+    table.refresh_from_db()
+    assert verify(signed_record(table)).line().startswith(f"OK table {table.pk}: crazy-8")
+
+
+def test_a_four_seat_crazy_8_match_with_more_players_plays_through_http() -> None:
+    players = make_users("alice", "bob", "charlie", "dave")
+    options = {"more_players": True, "jacks_reverse": True, "twos_draw_two": True}
+    table = started_table(*players, game="crazy-8", options=options, seed=b"crazy-8-four")
+    assert all(len(hand) == 5 for hand in table.state["hands"])
+    last = play_match(table, rng=random.Random(4))
+    assert last["status"] == "finished"
     call_command("check_replays", str(table.pk))
     table.refresh_from_db()
     assert verify(signed_record(table)).line().startswith(f"OK table {table.pk}: crazy-8")

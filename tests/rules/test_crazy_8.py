@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from functools import partial
 from typing import Any
 
 import pytest
 
 from games.rules import RULESETS, IllegalAction, InvalidOptions
-from games.rules.base import Event
+from games.rules.base import STANDARD_PACK, Event
 from games.rules.chance import SeededChance
 from games.rules.crazy_eights import CrazyEight
 from tests.rules import stacked
@@ -45,7 +46,7 @@ def test_crazy_8_is_in_the_catalogue_as_a_preset_of_the_crazy_eights_engine() ->
         "Crazy 8",
         "crazy-8/1",
     )
-    assert (described["min_seats"], described["max_seats"]) == (2, 2)
+    assert (described["min_seats"], described["max_seats"]) == (2, 7)
     options = {option["name"]: option for option in described["options"]}
     assert options["draw_rule"]["choices"] == ["until_playable", "one", "limit"]
     assert options["draw_limit"] == {
@@ -73,14 +74,23 @@ def test_every_option_defaults_off_so_the_preset_is_the_rulebook() -> None:
         "aces": "none",
         "twos_draw_two": False,
         "twos_stack": False,
+        "more_players": False,
     }
 
 
-@pytest.mark.parametrize("seats", [1, 3, 7])
-def test_players_two(seats: int) -> None:
-    with pytest.raises(InvalidOptions, match="2 to 2 players") as caught:
+@pytest.mark.parametrize("seats", [1, 8])
+def test_players_two_to_seven_at_most(seats: int) -> None:
+    with pytest.raises(InvalidOptions, match="2 to 7 players") as caught:
+        RULES.validate(seats, {"more_players": True})
+    assert caught.value.code == "invalid_seats"
+
+
+@pytest.mark.parametrize("seats", [3, 5, 7])
+def test_players_two_unless_the_house_rule_for_three_or_more_is_on(seats: int) -> None:
+    with pytest.raises(InvalidOptions, match="3 to 7 need the house rule more_players") as caught:
         RULES.validate(seats, {})
     assert caught.value.code == "invalid_seats"
+    assert RULES.validate(seats, {"more_players": True})["more_players"] is True
 
 
 @pytest.mark.parametrize(
@@ -574,6 +584,198 @@ def test_the_preset_plays_exactly_as_crazy_eights_at_two_seats() -> None:
             chance = SeededChance(seed)
             chooser = random.Random(n)
             state, events = ruleset.new_game(2, {}, chance)
+            log = [event.to_json() for event in events]
+            while not state.is_over:
+                (seat,) = state.to_act
+                action = chooser.choice(state.legal_actions(seat))
+                log += [event.to_json() for event in state.apply(seat, action, chance)]
+            games.append(log)
+        assert games[0] == games[1]
+
+
+# -- more_players: three to seven ----------------------------------------------------------------
+
+MORE = {"more_players": True}
+
+
+def test_more_players_five_cards_each_and_the_dealers_left_leads_and_the_deal_moves_left() -> None:
+    state, _, events = stacked_game(
+        [["2C"], ["3D"], ["4S"]], "KH", dealer=1, options=MORE, hand_size=5
+    )
+    assert [len(hand) for hand in state.hands] == [5, 5, 5]
+    assert (state.hands[0][0], state.hands[1][0], state.hands[2][0]) == ("2C", "3D", "4S")
+    assert public(events, "hand_dealt")[0]["leader"] == 2 and state.to_act == (2,)
+    state, chance = arrange([["KH"], ["3D"], ["4S"], ["5C"]], pile=["KS"], turn=0, options=MORE)
+    assert state.dealer == 3
+    events = state.apply(0, play("KH"), chance)
+    dealt = public(events, "hand_dealt")[0]
+    assert (dealt["dealer"], dealt["leader"]) == (0, 1) and state.to_act == (1,)
+    assert [len(hand) for hand in state.hands] == [5, 5, 5, 5]
+
+
+@pytest.mark.parametrize(("seats", "packs"), [(3, 1), (5, 1), (6, 2), (7, 2)])
+def test_more_players_six_or_more_use_two_packs_shuffled_together(seats: int, packs: int) -> None:
+    chance = StackedChance(first_dealer=0)
+    state, _ = RULES.new_game(seats, MORE, chance)
+    (dealt,) = [asked for asked in chance.asked if asked.label == "deal"]
+    assert dealt.items == list(STANDARD_PACK) * packs  # the canonical order: the pack, twice
+    held = [card for hand in state.hands for card in hand] + state.stock + state.pile
+    assert Counter(held) == Counter({card: packs for card in STANDARD_PACK})
+
+
+def test_with_two_packs_a_card_held_twice_is_one_action_and_a_play_removes_one_copy() -> None:
+    hands = [["7H", "7H", "9C", "2H", "2H"], ["3D"], ["4D"], ["5D"], ["6D"], ["TD"]]
+    state, chance = arrange(hands, pile=["KH"], stock=["QS"], options=MORE)
+    assert state.legal_actions(0) == [play("7H"), play("2H")]
+    assert state.view(0)["you"]["hand"] == ["9C", "2H", "2H", "7H", "7H"]
+    state.apply(0, play("7H"), chance)
+    assert state.hands[0] == ["7H", "9C", "2H", "2H"] and state.pile == ["KH", "7H"]
+    with pytest.raises(IllegalAction, match="you do not hold 7H"):
+        state.check(1, play("7H"))
+
+
+def test_with_two_packs_twos_stack_lists_a_two_held_twice_once() -> None:
+    options = {**MORE, "twos_draw_two": True, "twos_stack": True}
+    hands = [["2H", "5H"], ["2S", "2S", "4D"], ["3C"], ["4C"], ["5C"], ["6C"]]
+    state, chance = arrange(hands, pile=["KH"], stock=["6S", "7S"], options=options)
+    state.apply(0, play("2H"), chance)
+    assert state.legal_actions(1) == [play("2S"), DRAW]
+    state.apply(1, play("2S"), chance)
+    assert state.hands[1] == ["2S", "4D"] and state.penalty == 4 and state.to_act == (2,)
+
+
+@pytest.mark.parametrize(
+    ("options", "card"), [({"jacks_reverse": True}, "JH"), ({"aces": "reverse"}, "AH")]
+)
+def test_more_players_a_reverse_turns_the_direction_of_play(
+    options: dict[str, Any], card: str
+) -> None:
+    hands = [[card, "5H"], [card, "6H"], ["7H", "9H"], ["TH", "3H"]]
+    state, chance = arrange(hands, pile=["KH"], options={**MORE, **options})
+    events = state.apply(0, play(card), chance)
+    assert public(events, "reverse") == [{"type": "reverse", "seat": 0, "direction": -1}]
+    assert state.to_act == (3,) and not public(events, "skip")
+    state.apply(3, play("TH"), chance)
+    assert state.to_act == (2,)
+    state.apply(2, play("7H"), chance)
+    assert state.to_act == (1,)
+    state.apply(1, play(card), chance)  # and back again
+    assert state.direction == 1 and state.to_act == (2,)
+
+
+def test_more_players_without_the_option_a_jack_does_not_reverse() -> None:
+    state, chance = arrange([["JH", "5H"], ["6H"], ["7H"]], pile=["KH"], options=MORE)
+    events = state.apply(0, play("JH"), chance)
+    assert kinds(events) == ["play"] and state.to_act == (1,) and state.direction == 1
+
+
+def test_more_players_aces_skip_do_not_reverse() -> None:
+    options = {**MORE, "aces": "skip"}
+    state, chance = arrange([["AH", "5H"], ["6H"], ["7H"]], pile=["KH"], options=options)
+    events = state.apply(0, play("AH"), chance)
+    assert public(events, "skip") == [{"type": "skip", "seat": 1}] and state.to_act == (2,)
+
+
+@pytest.mark.parametrize(("direction", "skipped", "next_"), [(1, 1, 2), (-1, 4, 3)])
+def test_more_players_a_skip_skips_the_next_seat_in_the_direction_of_play(
+    direction: int, skipped: int, next_: int
+) -> None:
+    hands = [["QH", "5H"], ["6H"], ["7H"], ["9H"], ["TH"]]
+    options = {**MORE, "queens_skip": True}
+    state, chance = arrange(hands, pile=["KH"], options=options)
+    state.direction = direction
+    events = state.apply(0, play("QH"), chance)
+    assert public(events, "skip") == [{"type": "skip", "seat": skipped}]
+    assert state.to_act == (next_,)
+
+
+def test_more_players_a_two_makes_the_next_seat_in_the_direction_of_play_draw_two() -> None:
+    hands = [["2H", "5H"], ["6H"], ["7H"], ["9H"]]
+    options = {**MORE, "twos_draw_two": True}
+    state, chance = arrange(hands, pile=["KH"], stock=["3S", "4S", "5S"], options=options)
+    state.direction = -1
+    events = state.apply(0, play("2H"), chance)
+    assert [e["seat"] for e in public(events, "draw")] == [3, 3]
+    assert state.hands[3] == ["9H", "3S", "4S"] and state.to_act == (2,)
+
+
+def test_more_players_a_reverse_played_last_ends_the_hand_and_the_next_hand_goes_left() -> None:
+    options = {**MORE, "jacks_reverse": True}
+    state, chance = arrange([["JH"], ["6H"], ["7H"]], pile=["KH"], options=options)
+    events = state.apply(0, play("JH"), chance)
+    assert "hand_over" in kinds(events) and "reverse" not in kinds(events)
+    assert state.direction == 1 and state.to_act == (1,)  # dealer 0, leader 1
+    state, chance = arrange([["JH", "JC"], ["6H"], ["7H", "9D"]], pile=["KH"], options=options)
+    state.apply(0, play("JH"), chance)
+    assert state.direction == -1
+    state.apply(2, play("7H"), chance)
+    state.apply(1, play("6H"), chance)  # out: the next hand starts going left
+    assert state.hand_no == 2 and state.direction == 1
+    assert state.to_act == ((state.dealer + 1) % 3,)
+
+
+def test_more_players_every_seat_passing_in_a_row_blocks_the_hand() -> None:
+    hands = [["3C"], ["5C", "KC"], ["9D"]]
+    state, chance = arrange(hands, pile=["4H"], options=MORE)
+    assert state.apply(0, PASS, chance)[-1].public["type"] == "pass"
+    assert state.apply(1, PASS, chance)[-1].public["type"] == "pass"
+    events = state.apply(2, PASS, chance)
+    (over,) = public(events, "hand_over")
+    # The lowest count (3) scores its difference to each other hand: 12 + 6.
+    assert (over["blocked"], over["winner"], over["scores"]) == (True, 0, [18, 0, 0])
+    assert state.totals == [18, 0, 0] and state.hand_no == 2
+
+
+def test_more_players_a_blocked_hand_with_the_lowest_count_shared_scores_nothing() -> None:
+    hands = [["3C"], ["KC"], ["3D"], ["9S"]]
+    state, chance = arrange(hands, pile=["4H"], options=MORE)
+    for seat in (0, 1, 2):
+        state.apply(seat, PASS, chance)
+    (over,) = public(state.apply(3, PASS, chance), "hand_over")
+    assert (over["winner"], over["scores"]) == (None, [0, 0, 0, 0])
+
+
+def test_more_players_a_play_after_some_passes_does_not_block() -> None:
+    state, chance = arrange([["3C"], ["5C"], ["9H", "9D"]], pile=["4H"], options=MORE)
+    state.apply(0, PASS, chance)
+    state.apply(1, PASS, chance)
+    state.apply(2, play("9H"), chance)
+    assert state.passes == 0 and state.hand_no == 1 and state.to_act == (0,)
+
+
+def test_more_players_a_blocked_hand_that_takes_a_total_to_100_ends_the_match() -> None:
+    state, chance = arrange(
+        [["3C"], ["KC", "QC"], ["9D"]], pile=["4H"], totals=[90, 40, 95], options=MORE
+    )
+    for seat in (0, 1, 2):
+        events = state.apply(seat, PASS, chance)
+    assert state.totals == [90 + 17 + 6, 40, 95]
+    assert public(events, "game_over")[0]["places"] == [1, 3, 2]
+
+
+def test_the_direction_is_saved_only_where_play_can_turn() -> None:
+    options = {**MORE, "jacks_reverse": True}
+    state, chance = arrange([["JH", "5H"], ["6H"], ["7H"]], pile=["KH"], options=options)
+    state.apply(0, play("JH"), chance)
+    data = json.loads(json.dumps(state.to_json()))
+    assert data["direction"] == -1
+    loaded = RULES.load(data)
+    assert loaded.to_json() == data and loaded.to_act == (2,)
+    assert loaded.next_seat(2) == 1
+    assert "direction" not in RULES.new_game(2, MORE, StackedChance())[0].to_json()
+    assert "direction" not in RULES.new_game(2, {}, StackedChance())[0].to_json()
+    crazy_eights = RULESETS["crazy-eights"]
+    assert "direction" not in crazy_eights.new_game(3, {}, StackedChance())[0].to_json()
+
+
+def test_more_players_at_two_seats_changes_nothing() -> None:
+    for n in range(2):
+        seed = bytes([n, 5]) * 16
+        games = []
+        for options in ({}, MORE):
+            chance = SeededChance(seed)
+            chooser = random.Random(n)
+            state, events = RULES.new_game(2, options, chance)
             log = [event.to_json() for event in events]
             while not state.is_over:
                 (seat,) = state.to_act

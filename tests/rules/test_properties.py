@@ -9,7 +9,8 @@ knows only the rulebook agrees with the engine's legal actions, deals, draws,
 scores and result. Replays of the same seed and actions are identical.
 
 Crazy 8 (``crazy-8``) is played the same way, its preset and random
-combinations of its house rules: the pack stays whole, the seat owing an
+combinations of its house rules, at two seats and, with ``more_players``, at
+three to seven (two packs from six): the pack stays whole, the seat owing an
 action is exactly the seat with legal actions, the state survives JSON, every
 match ends, and a replay gives the same state and events.
 """
@@ -486,12 +487,12 @@ crazy_8_options = st.fixed_dictionaries(
 
 
 def play_crazy_8(
-    options: dict[str, Any], seed: bytes, choice_seed: int, *, check: bool = True
+    options: dict[str, Any], seed: bytes, choice_seed: int, *, check: bool = True, seats: int = 2
 ) -> Match:
-    """A whole two-seat match of Crazy 8 at random; with ``check``, the contract after every action."""
+    """A whole match of Crazy 8 at random; with ``check``, the contract after every action."""
     chance = SeededChance(seed)
     chooser = random.Random(choice_seed)
-    state, events = CRAZY_8.new_game(2, options, chance)
+    state, events = CRAZY_8.new_game(seats, options, chance)
     match = Match(state, events=record(events))
     while not state.is_over:
         assert len(match.moves) < MAX_ACTIONS, "the match did not end"
@@ -510,12 +511,16 @@ def check_crazy_8_state(state: EightsState) -> None:
     everywhere = Counter(card for hand in state.hands for card in hand)
     everywhere.update(state.stock)
     everywhere.update(state.pile)
-    assert everywhere == PACK
+    assert everywhere == Counter(CRAZY_8.pack(state.seats, state.options))
     for seat in range(state.seats):
-        assert bool(state.legal_actions(seat)) == (seat in state.to_act)
+        legal = state.legal_actions(seat)
+        assert bool(legal) == (seat in state.to_act)
+        assert len({json.dumps(action, sort_keys=True) for action in legal}) == len(legal)
     assert state.is_over == (state.to_act == ())
     assert len(state.to_act) <= 1
     data = state.to_json()
+    assert ("direction" in data) == (state.seats > 2)
+    assert state.direction in (1, -1)
     loaded = CRAZY_8.load(json.loads(json.dumps(data)))
     assert loaded.to_json() == data
     for seat in range(state.seats):
@@ -550,3 +555,35 @@ def test_many_seeded_crazy_8_matches_of_the_preset_end_and_replay_the_same() -> 
         assert replay.to_json() == match.state.to_json()
         assert match.state.result is not None
         assert sorted(match.state.result["places"]) == [1, 2]
+
+
+@settings(PROPERTIES, max_examples=10)
+@given(
+    options=crazy_8_options,
+    seats=st.integers(3, 7),
+    seed=seeds,
+    choice_seed=choices,
+)
+def test_crazy_8_with_more_players_and_any_house_rules_keeps_the_contract_and_replays(
+    options: dict[str, Any], seats: int, seed: bytes, choice_seed: int
+) -> None:
+    options = {**options, "more_players": True}
+    match = play_crazy_8(options, seed, choice_seed, seats=seats)
+    state = match.state
+    assert state.result is not None and max(state.totals) >= 100
+    assert sorted(state.result["places"])[0] == 1 and len(state.result["places"]) == seats
+    deals = [event for event in match.events if event["public"]["type"] == "hand_dealt"]
+    assert [event["public"]["dealer"] for event in deals[1:]] == [
+        (event["public"]["dealer"] + 1) % seats for event in deals[:-1]
+    ]
+    for event in match.events:
+        if event["public"]["type"] == "hand_over":
+            scores = event["public"]["scores"]
+            assert sum(1 for score in scores if score) <= 1  # one seat scores, at most
+    chance = SeededChance(seed)
+    replay, events = CRAZY_8.new_game(seats, options, chance)
+    replayed = record(events)
+    for seat, action in match.moves:
+        replayed.extend(record(replay.apply(seat, action, chance)))
+    assert replay.to_json() == state.to_json()
+    assert replayed == match.events
