@@ -85,6 +85,16 @@ by default, add these actions and events:
   ``twos_stack`` the next seat acts instead: play a two (the penalty grows by
   two and passes on) or ``{"type": "draw"}``, which takes the whole penalty
   and ends its turn.
+* ``last_card``: the plays of a seat holding two cards (a play that leaves it
+  one) are listed twice, as above and with ``"announce": true``; the play
+  event then has ``"announce": true``. A seat that goes down to one without
+  announcing is ``catchable`` (public view) until the next action that is not
+  a catch (a play, draw, pass or name, by whoever is to act). Meanwhile every
+  other seat has ``{"type": "catch", "seat": s}`` among its legal actions, out
+  of turn and owing nothing: event ``{"type": "catch", "seat": catcher,
+  "caught": s}``, then ``s`` draws one card (a ``draw`` event, after a
+  ``reshuffle`` if the stock is empty; nothing if there is nothing to draw),
+  and the window closes.
 """
 
 from __future__ import annotations
@@ -187,7 +197,7 @@ class CrazyEight(CrazyEights):
     max_seats = 7  # three or more only with the house rule more_players
     blocks = True
     reverses = True
-    action_types = "play, draw, pass or name"
+    action_types = "play, draw, pass, name or catch"
     state_fields = ("draws", "penalty", "naming")
     options = (
         Option(
@@ -252,6 +262,13 @@ class CrazyEight(CrazyEights):
             "bool",
             False,
             "three to seven players: five cards each, two packs from six players",
+        ),
+        Option(
+            "last_card",
+            "bool",
+            False,
+            "a player going down to one card announces it with the play; caught silent "
+            "before the next play, they draw one card",
         ),
     )
 
@@ -323,6 +340,12 @@ class EightsState(GameState):
         self.twos_draw_two = bool(self.options.get("twos_draw_two"))
         self.twos_stack = bool(self.options.get("twos_stack"))
         self.voluntary_draw = bool(self.options.get("voluntary_draw"))
+        # last_card: the seat that went down to one card without announcing it, until
+        # the next action that is not a catch; saved only where the option is on.
+        self.last_card = bool(self.options.get("last_card"))
+        self.catchable: int | None = None
+        if self.last_card:
+            self.fields += ("catchable",)
 
     # -- serialisation -------------------------------------------------------
 
@@ -409,6 +432,7 @@ class EightsState(GameState):
         self.passes = 0
         self.draws = 0
         self.penalty = 0
+        self.catchable = None
         self.turn = self.next_seat(self.dealer)
         # starter_eight "dealer_names": the dealer names the suit before the lead.
         self.naming = starter[0] == EIGHT and self.options.get("starter_eight") == "dealer_names"
@@ -474,8 +498,31 @@ class EightsState(GameState):
         return actions
 
     def legal_actions(self, seat: int) -> list[Action]:
-        if self.result is not None or seat != self.turn:
+        if self.result is not None:
             return []
+        # last_card: the catch, a call out of turn that any other seat may make.
+        catch: list[Action] = (
+            [{"type": "catch", "seat": self.catchable}]
+            if self.catchable is not None and seat != self.catchable
+            else []
+        )
+        if seat != self.turn:
+            return catch
+        actions = self._turn_actions(seat)
+        if self.last_card and len(self.hands[seat]) == 2:
+            # A play that leaves one card may announce it: each play is listed both ways.
+            actions = [
+                variant
+                for action in actions
+                for variant in (
+                    (action, {**action, "announce": True})
+                    if action["type"] == "play"
+                    else (action,)
+                )
+            ]
+        return actions + catch
+
+    def _turn_actions(self, seat: int) -> list[Action]:
         if self.naming:
             return [{"type": "name", "suit": s} for s in SUITS]
         if self.penalty:
@@ -503,10 +550,32 @@ class EightsState(GameState):
         kind = action.get("type")
         card = action.get("card")
         kinds = (
-            ("play", "draw", "pass", "name") if self.ruleset.blocks else ("play", "draw", "pass")
+            ("play", "draw", "pass", "name", "catch")
+            if self.ruleset.blocks
+            else ("play", "draw", "pass")
         )
         if kind not in kinds:
             return f"unknown action type {kind!r}: {self.ruleset.action_types}"
+        if kind == "catch":
+            if not self.last_card:
+                return "there is no last-card catch at this table (house rule last_card)"
+            if self.catchable is None:
+                return (
+                    "nobody may be caught now: nobody went down to one card without announcing it"
+                )
+            if self.catchable == seat:
+                return "you cannot catch yourself"
+            return f'only seat {self.catchable} may be caught now: {{"type": "catch", "seat": {self.catchable}}}'
+        if seat != self.turn:
+            return "it is not your turn: the only call out of turn is a catch"
+        if "announce" in action and kind == "play":
+            if not self.last_card:
+                return "there is no last card to announce at this table (house rule last_card)"
+            if action["announce"] is not True:
+                return 'an announcement is "announce": true, or no "announce" at all'
+            if len(self.hands[seat]) != 2:
+                return "you announce your last card only with the play that leaves you one card"
+            action = {k: v for k, v in action.items() if k != "announce"}
         if self.naming:
             return 'the dealer first names the suit of the starter eight: {"type": "name", "suit": "H"}'
         if kind == "name":
@@ -540,8 +609,16 @@ class EightsState(GameState):
 
     def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
         kind = action["type"]
+        if kind == "catch":
+            return self._catch(seat, action["seat"], chance)
+        self.catchable = None  # any other action closes the last-card window
         if kind == "play":
-            return self._play(seat, action["card"], action.get("suit"), chance)
+            announce = bool(action.get("announce"))
+            silent = self.last_card and len(self.hands[seat]) == 2 and not announce
+            events = self._play(seat, action["card"], action.get("suit"), chance, announce)
+            if silent:
+                self.catchable = seat  # down to one, unannounced: the others may catch
+            return events
         if kind == "draw":
             if self.penalty:
                 return self._take_penalty(seat, chance)
@@ -556,7 +633,17 @@ class EightsState(GameState):
         self.turn = self.next_seat(seat)
         return [Event({"type": "name", "seat": seat, "suit": suit})]
 
-    def _play(self, seat: int, card: str, suit: str | None, chance: Chance) -> list[Event]:
+    def _catch(self, seat: int, caught: int, chance: Chance) -> list[Event]:
+        """last_card: ``caught`` went down to one silently; it draws one card, if there is one."""
+        self.catchable = None
+        events = [Event({"type": "catch", "seat": seat, "caught": caught})]
+        if self.can_draw():
+            events.extend(self._take_card(caught, chance)[1])
+        return events
+
+    def _play(
+        self, seat: int, card: str, suit: str | None, chance: Chance, announce: bool = False
+    ) -> list[Event]:
         self.hands[seat].remove(card)
         self.pile.append(card)
         self.called_suit = suit if card[0] == EIGHT else None
@@ -566,6 +653,8 @@ class EightsState(GameState):
         public: dict[str, Any] = {"type": "play", "seat": seat, "card": card}
         if self.called_suit is not None:
             public["suit"] = self.called_suit
+        if announce:
+            public["announce"] = True
         events = [Event(public)]
         if not self.hands[seat]:
             events.extend(self._hand_over(seat, chance))
@@ -687,7 +776,7 @@ class EightsState(GameState):
         return [len(hand) for hand in self.hands]
 
     def public_view(self) -> dict[str, Any]:
-        return {
+        view: dict[str, Any] = {
             "hand_number": self.hand_no,
             "dealer": self.dealer,
             "turn": None if self.result is not None else self.turn,
@@ -699,6 +788,9 @@ class EightsState(GameState):
             "stock_size": len(self.stock),
             "hands_played": [dict(h) for h in self.history],
         }
+        if self.last_card:
+            view["catchable"] = self.catchable
+        return view
 
     def private_view(self, seat: int) -> dict[str, Any]:
         return {

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from games.rules import RULESETS, IllegalAction, InvalidOptions
+from games.rules import RULESETS, IllegalAction, InvalidOptions, NotYourTurn
 from games.rules.base import STANDARD_PACK, Event
 from games.rules.chance import SeededChance
 from games.rules.crazy_eights import CrazyEight
@@ -60,7 +60,7 @@ def test_crazy_8_is_in_the_catalogue_as_a_preset_of_the_crazy_eights_engine() ->
     assert options["starter_eight"]["choices"] == ["bury", "any", "dealer_names"]
     assert options["aces"]["choices"] == ["none", "reverse", "skip"]
     assert options["voluntary_draw"]["type"] == "bool"
-    assert "last_card" not in options  # not implemented yet, so not offered
+    assert options["last_card"]["type"] == "bool"
 
 
 def test_every_option_defaults_off_so_the_preset_is_the_rulebook() -> None:
@@ -75,6 +75,7 @@ def test_every_option_defaults_off_so_the_preset_is_the_rulebook() -> None:
         "twos_draw_two": False,
         "twos_stack": False,
         "more_players": False,
+        "last_card": False,
     }
 
 
@@ -106,7 +107,7 @@ def test_players_two_unless_the_house_rule_for_three_or_more_is_on(seats: int) -
         ({"queens_skip": 1}, "must be true or false"),
         ({"aces": "wild"}, "must be one of none, reverse, skip"),
         ({"voluntary_draw": "yes"}, "must be true or false"),
-        ({"last_card": True}, "no option 'last_card'"),
+        ({"last_card": "yes"}, "must be true or false"),
     ],
 )
 def test_options_that_make_no_sense_are_refused_with_a_reason(
@@ -783,3 +784,173 @@ def test_more_players_at_two_seats_changes_nothing() -> None:
                 log += [event.to_json() for event in state.apply(seat, action, chance)]
             games.append(log)
         assert games[0] == games[1]
+
+
+# -- last_card: announce the last card, or be caught -------------------------------------------
+
+LAST = {"last_card": True}
+
+
+def announced(action: dict[str, Any]) -> dict[str, Any]:
+    return {**action, "announce": True}
+
+
+def catch(seat: int) -> dict[str, Any]:
+    return {"type": "catch", "seat": seat}
+
+
+def test_last_card_off_there_is_nothing_to_announce_and_nobody_to_catch() -> None:
+    state, chance = arrange([["5H", "KC"], ["9H", "2C"]], pile=["4H"])
+    assert state.legal_actions(0) == [play("5H")]
+    state.apply(0, play("5H"), chance)
+    assert state.legal_actions(1) == [play("9H")]
+    assert "catchable" not in state.view(None) and "catchable" not in state.to_json()
+    with pytest.raises(IllegalAction, match="no last-card catch"):
+        state.apply(1, catch(0), chance)
+    state, chance = arrange([["5H", "KC"], ["9H", "2C"]], pile=["4H"])
+    with pytest.raises(IllegalAction, match="no last card to announce"):
+        state.apply(0, announced(play("5H")), chance)
+
+
+def test_last_card_a_play_that_leaves_one_card_comes_with_and_without_the_announcement() -> None:
+    state, _ = arrange([["5H", "8C"], ["9H"]], pile=["4H"], options=LAST)
+    assert state.legal_actions(0) == [
+        play("5H"),
+        announced(play("5H")),
+        *(variant for call in calls("8C") for variant in (call, announced(call))),
+    ]
+    # With three cards or more, or one, a play does not leave one: nothing to announce.
+    state, chance = arrange([["5H", "6H", "KC"], ["9H"]], pile=["4H"], options=LAST)
+    assert state.legal_actions(0) == [play("5H"), play("6H")]
+    with pytest.raises(IllegalAction, match="only with the play that leaves you one card"):
+        state.apply(0, announced(play("5H")), chance)
+    state, _ = arrange([["5H"], ["9H"]], pile=["4H"], options=LAST)
+    assert state.legal_actions(0) == [play("5H")]
+
+
+def test_last_card_a_drawn_card_that_leaves_one_may_be_announced() -> None:
+    state, chance = arrange([["KC"], ["9H", "QD"]], pile=["4H"], stock=["6H"], options=LAST)
+    state.apply(0, DRAW, chance)
+    assert state.legal_actions(0) == [play("6H"), announced(play("6H"))]
+
+
+def test_last_card_announced_nobody_may_catch() -> None:
+    state, chance = arrange([["5H", "KC"], ["9H", "2C", "3C"]], pile=["4H"], options=LAST)
+    events = state.apply(0, announced(play("5H")), chance)
+    assert public(events, "play") == [{"type": "play", "seat": 0, "card": "5H", "announce": True}]
+    assert state.view(None)["catchable"] is None
+    assert state.legal_actions(1) == [play("9H")]
+
+
+def test_last_card_silent_the_other_player_may_catch_and_the_caught_player_draws_one() -> None:
+    state, chance = arrange(
+        [["5H", "KC"], ["9H", "2C", "3C"]], pile=["4H"], stock=["3S", "4S"], options=LAST
+    )
+    events = state.apply(0, play("5H"), chance)
+    assert public(events, "play") == [{"type": "play", "seat": 0, "card": "5H"}]
+    assert state.view(1)["catchable"] == 0
+    assert state.to_act == (1,)  # the catch is owed by nobody: no deadline moves
+    assert state.legal_actions(1) == [play("9H"), catch(0)]
+    assert state.legal_actions(0) == []  # nobody catches themselves
+    with pytest.raises(NotYourTurn):
+        state.apply(0, catch(0), chance)
+    with pytest.raises(IllegalAction, match="only seat 0 may be caught"):
+        state.apply(1, catch(1), chance)
+    events = state.apply(1, catch(0), chance)
+    assert kinds(events) == ["catch", "draw"]
+    assert events[0].public == {"type": "catch", "seat": 1, "caught": 0}
+    assert events[1].for_seat(0) == {"type": "draw", "seat": 0, "card": "3S"}
+    assert events[1].for_seat(1) == {"type": "draw", "seat": 0}
+    assert sorted(state.hands[0]) == ["3S", "KC"]
+    assert state.to_act == (1,) and state.turn == 1
+    assert state.view(None)["catchable"] is None
+    assert state.legal_actions(1) == [play("9H")]  # the window is closed: one catch only
+
+
+@pytest.mark.parametrize("next_move", ["play", "draw"])
+def test_last_card_the_window_closes_when_the_next_player_plays_or_draws(next_move: str) -> None:
+    hand = ["9H", "2C", "3C"] if next_move == "play" else ["KS", "2C", "3C"]
+    state, chance = arrange([["5H", "KC"], hand], pile=["4H"], stock=["3H"], options=LAST)
+    state.apply(0, play("5H"), chance)
+    assert catch(0) in state.legal_actions(1)
+    state.apply(1, play("9H") if next_move == "play" else DRAW, chance)
+    assert state.view(None)["catchable"] is None
+    assert catch(0) not in state.legal_actions(1)
+    with pytest.raises(IllegalAction):
+        state.apply(1, catch(0), chance)
+    assert len(state.hands[0]) == 1
+
+
+def test_last_card_a_catch_out_of_turn_is_legal_without_being_owed() -> None:
+    # A queen skips: the player who went down to one plays again, and the other,
+    # outside to_act, may still catch; that is all it may do.
+    options = {**LAST, "queens_skip": True}
+    state, chance = arrange(
+        [["QH", "KC"], ["9H", "2C"]], pile=["4H"], stock=["3S"], options=options
+    )
+    state.apply(0, play("QH"), chance)
+    assert state.to_act == (0,)
+    assert state.legal_actions(1) == [catch(0)]
+    with pytest.raises(IllegalAction, match="not your turn"):
+        state.apply(1, play("9H"), chance)
+    events = state.apply(1, catch(0), chance)
+    assert kinds(events) == ["catch", "draw"]
+    assert state.to_act == (0,) and len(state.hands[0]) == 2
+    assert state.legal_actions(1) == []
+
+
+def test_last_card_a_player_who_goes_out_cannot_be_caught() -> None:
+    state, chance = arrange([["5H"], ["9H", "2C"]], pile=["4H"], options=LAST)
+    events = state.apply(0, play("5H"), chance)
+    assert "hand_over" in kinds(events)
+    assert state.view(None)["catchable"] is None
+    assert all(action["type"] != "catch" for action in state.legal_actions(1))
+
+
+def test_last_card_with_an_empty_stock_the_penalty_card_comes_from_a_reshuffle() -> None:
+    state, chance = arrange(
+        [["5H", "KC"], ["9H", "2C"]], pile=["3D", "7S", "4H"], stock=[], options=LAST
+    )
+    state.apply(0, play("5H"), chance)
+    events = state.apply(1, catch(0), chance)
+    assert kinds(events) == ["catch", "reshuffle", "draw"]
+    assert chance.labels()[-1] == "reshuffle"
+    assert state.pile == ["5H"] and len(state.hands[0]) == 2 and len(state.stock) == 2
+
+
+def test_last_card_with_nothing_to_draw_the_catch_costs_nothing() -> None:
+    # A two's penalty can leave nothing to draw: the window stays open, the catch is free.
+    options = {**LAST, "twos_draw_two": True}
+    state, chance = arrange([["2H", "KC"], ["9C", "3C", "4C"]], pile=["4H"], options=options)
+    state.apply(0, play("2H"), chance)
+    assert state.to_act == (0,) and not state.can_draw()
+    events = state.apply(1, catch(0), chance)
+    assert kinds(events) == ["catch"]
+    assert state.hands[0] == ["KC"] and state.legal_actions(1) == []
+
+
+def test_last_card_at_three_seats_the_first_catch_closes_the_window() -> None:
+    options = {**LAST, "more_players": True}
+    state, chance = arrange(
+        [["5H", "KC"], ["9H", "2C"], ["JS", "QS"]], pile=["4H"], stock=["3S"], options=options
+    )
+    state.apply(0, play("5H"), chance)
+    assert state.to_act == (1,)
+    assert state.legal_actions(2) == [catch(0)]
+    assert catch(0) in state.legal_actions(1)
+    state.apply(2, catch(0), chance)
+    assert state.legal_actions(2) == [] and catch(0) not in state.legal_actions(1)
+    assert state.to_act == (1,)
+
+
+def test_last_card_the_window_survives_json_and_is_saved_only_with_the_option() -> None:
+    state, chance = arrange([["5H", "KC"], ["9H", "2C"]], pile=["4H"], options=LAST)
+    state.apply(0, play("5H"), chance)
+    data = json.loads(json.dumps(state.to_json()))
+    assert data["catchable"] == 0
+    loaded = RULES.load(data)
+    assert loaded.to_json() == data
+    assert loaded.legal_actions(1) == state.legal_actions(1)
+    assert loaded.view(None) == state.view(None)
+    assert "catchable" not in RULES.new_game(2, {}, StackedChance())[0].to_json()
+    assert "catchable" not in RULESETS["crazy-eights"].new_game(2, {}, StackedChance())[0].to_json()

@@ -475,6 +475,7 @@ crazy_8_options = st.fixed_dictionaries(
         "aces": st.sampled_from(["none", "reverse", "skip"]),
         "twos_draw_two": st.booleans(),
         "twos_stack": st.booleans(),
+        "last_card": st.booleans(),
     }
 ).map(
     lambda o: {
@@ -499,7 +500,17 @@ def play_crazy_8(
         (seat,) = state.to_act
         legal = state.legal_actions(seat)
         action = chooser.choice(legal)
+        # last_card: now and then a seat out of turn makes its catch instead.
+        callers = [s for s in range(state.seats) if s != seat and state.legal_actions(s)]
+        if callers and chooser.random() < 0.5:
+            seat = chooser.choice(callers)
+            (action,) = state.legal_actions(seat)
+        owing = state.to_act
         events = state.apply(seat, action, chance)
+        if action["type"] == "catch":
+            # A catch owes nothing and moves no turn: no deadline changes hands.
+            assert state.to_act == owing and state.catchable is None
+            assert [event.public["type"] for event in events][:1] == ["catch"]
         match.moves.append((seat, action))
         match.events.extend(record(events))
         if check:
@@ -514,8 +525,19 @@ def check_crazy_8_state(state: EightsState) -> None:
     assert everywhere == Counter(CRAZY_8.pack(state.seats, state.options))
     for seat in range(state.seats):
         legal = state.legal_actions(seat)
-        assert bool(legal) == (seat in state.to_act)
+        owed = [action for action in legal if action["type"] != "catch"]
+        # Seats outside to_act may have only calls out of turn: last_card's catch.
+        assert bool(owed) == (seat in state.to_act)
         assert len({json.dumps(action, sort_keys=True) for action in legal}) == len(legal)
+        catches = [action for action in legal if action["type"] == "catch"]
+        if state.catchable is None:
+            assert not catches
+        else:
+            assert state.options["last_card"] and len(state.hands[state.catchable]) == 1
+            expected = {"type": "catch", "seat": state.catchable}
+            assert catches == ([] if seat == state.catchable else [expected])
+        if not state.options.get("last_card"):
+            assert all("announce" not in action for action in legal)
     assert state.is_over == (state.to_act == ())
     assert len(state.to_act) <= 1
     data = state.to_json()
