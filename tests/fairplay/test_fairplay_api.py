@@ -205,6 +205,16 @@ def test_a_record_signed_by_another_key_fails_against_the_published_key() -> Non
         verify(record, stranger)
 
 
+def run_verifier(path: Path, key: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fairplay.verify", str(path), "--key", key],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def test_the_command_line_verifier_checks_a_downloaded_record(tmp_path: Path) -> None:
     table = finished_table("alice", "bob")
     response = client_for().get(table_url(table.pk, "record"), {"download": "1"})
@@ -212,26 +222,14 @@ def test_the_command_line_verifier_checks_a_downloaded_record(tmp_path: Path) ->
     path = tmp_path / "record.json"
     path.write_bytes(response.content)
     key = body(client_for().get("/api/fairplay/key/"))["public_key"]
-    done = subprocess.run(
-        [sys.executable, "-m", "fairplay.verify", str(path), "--key", key],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_verifier(path, key)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("OK")
 
     tampered = json.loads(response.content)
     tampered["record"]["result"]["places"].reverse()
     path.write_text(json.dumps(tampered))
-    done = subprocess.run(
-        [sys.executable, "-m", "fairplay.verify", str(path), "--key", key],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_verifier(path, key)
     assert done.returncode == 1, done.stdout + done.stderr
 
 

@@ -576,22 +576,26 @@ def test_crazy_eights_states_carry_no_house_rule_fields() -> None:
     assert not {"penalty", "draws", "naming"} & set(data)
 
 
+def seeded_match(ruleset: Any, options: dict[str, Any], seed: bytes, n: int) -> list[Any]:
+    """Every event of a two-seat match from ``seed``, each seat choosing with ``Random(n)``."""
+    chance = SeededChance(seed)
+    chooser = random.Random(n)
+    state, events = ruleset.new_game(2, options, chance)
+    log = [event.to_json() for event in events]
+    while not state.is_over:
+        (seat,) = state.to_act
+        action = chooser.choice(state.legal_actions(seat))
+        log += [event.to_json() for event in state.apply(seat, action, chance)]
+    return log
+
+
 def test_the_preset_plays_exactly_as_crazy_eights_at_two_seats() -> None:
     """One engine: the same seed and the same choices give the same match, event for event."""
     for n in range(3):
         seed = bytes([n, 8]) * 16
-        games = []
-        for ruleset in (RULESETS["crazy-eights"], RULES):
-            chance = SeededChance(seed)
-            chooser = random.Random(n)
-            state, events = ruleset.new_game(2, {}, chance)
-            log = [event.to_json() for event in events]
-            while not state.is_over:
-                (seat,) = state.to_act
-                action = chooser.choice(state.legal_actions(seat))
-                log += [event.to_json() for event in state.apply(seat, action, chance)]
-            games.append(log)
-        assert games[0] == games[1]
+        assert seeded_match(RULESETS["crazy-eights"], {}, seed, n) == seeded_match(
+            RULES, {}, seed, n
+        )
 
 
 # -- more_players: three to seven ----------------------------------------------------------------
@@ -772,18 +776,7 @@ def test_the_direction_is_saved_only_where_play_can_turn() -> None:
 def test_more_players_at_two_seats_changes_nothing() -> None:
     for n in range(2):
         seed = bytes([n, 5]) * 16
-        games = []
-        for options in ({}, MORE):
-            chance = SeededChance(seed)
-            chooser = random.Random(n)
-            state, events = RULES.new_game(2, options, chance)
-            log = [event.to_json() for event in events]
-            while not state.is_over:
-                (seat,) = state.to_act
-                action = chooser.choice(state.legal_actions(seat))
-                log += [event.to_json() for event in state.apply(seat, action, chance)]
-            games.append(log)
-        assert games[0] == games[1]
+        assert seeded_match(RULES, {}, seed, n) == seeded_match(RULES, MORE, seed, n)
 
 
 # -- last_card: announce the last card, or be caught -------------------------------------------
