@@ -20,8 +20,11 @@ from games.rules.base import (
     Ruleset,
 )
 from games.rules.crazy_eights import CrazyEight, CrazyEights
+from games.rules.dodo import Dodo
 
-RULESETS: dict[str, Ruleset] = {ruleset.id: ruleset for ruleset in (CrazyEights(), CrazyEight())}
+RULESETS: dict[str, Ruleset] = {
+    ruleset.id: ruleset for ruleset in (CrazyEights(), CrazyEight(), Dodo())
+}
 
 
 class UnknownGame(RulesError):

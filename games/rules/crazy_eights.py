@@ -166,14 +166,18 @@ class CrazyEights(Ruleset):
     def pack(self, seats: int, options: Mapping[str, Any]) -> tuple[str, ...]:
         return STANDARD_PACK
 
+    def make_state(self, seats: int, options: Mapping[str, Any]) -> EightsState:
+        """A match before its first deal: the hook by which a game of the family brings its own state."""
+        return EightsState(self, seats, options)
+
     def new_game(
         self, seats: int, options: Mapping[str, Any], chance: Chance
     ) -> tuple[EightsState, list[Event]]:
-        state = EightsState(self, seats, self.validate(seats, options))
+        state = self.make_state(seats, self.validate(seats, options))
         return state, state.start(chance)
 
     def load(self, data: Mapping[str, Any]) -> EightsState:
-        state = EightsState(self, data["seats"], data["options"])
+        state = self.make_state(data["seats"], data["options"])
         state.restore(data)
         return state
 
@@ -295,6 +299,7 @@ class EightsState(GameState):
     """A match of Crazy Eights. Stock and pile keep their top card last."""
 
     higher_wins: ClassVar[bool] = True
+    catch_draws: ClassVar[int] = 1  # cards a seat caught silent on its last card draws
 
     def __init__(self, ruleset: CrazyEights, seats: int, options: Mapping[str, Any]) -> None:
         self.ruleset = ruleset
@@ -634,10 +639,12 @@ class EightsState(GameState):
         return [Event({"type": "name", "seat": seat, "suit": suit})]
 
     def _catch(self, seat: int, caught: int, chance: Chance) -> list[Event]:
-        """last_card: ``caught`` went down to one silently; it draws one card, if there is one."""
+        """last_card: ``caught`` went down to one silently; it draws ``catch_draws`` cards, what there is."""
         self.catchable = None
         events = [Event({"type": "catch", "seat": seat, "caught": caught})]
-        if self.can_draw():
+        for _ in range(self.catch_draws):
+            if not self.can_draw():
+                break
             events.extend(self._take_card(caught, chance)[1])
         return events
 
@@ -757,8 +764,8 @@ class EightsState(GameState):
             self.totals[seat] += score
         self.history.append(summary)
         events = [Event({"type": "hand_over", **summary, "totals": list(self.totals)})]
-        if max(self.totals) >= self.target:
-            places = place_by_totals(self.totals, range(self.seats), higher_wins=True)
+        if self.match_over():
+            places = place_by_totals(self.totals, range(self.seats), higher_wins=self.higher_wins)
             self.result = {
                 "reason": FINISHED,
                 "seat": None,
@@ -769,6 +776,10 @@ class EightsState(GameState):
         else:
             events.extend(self._deal(chance))
         return events
+
+    def match_over(self) -> bool:
+        """Whether the deal just scored is the last: a total has reached the target."""
+        return max(self.totals) >= self.target
 
     # -- views ---------------------------------------------------------------
 

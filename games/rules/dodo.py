@@ -1,0 +1,551 @@
+"""Dodo (``dodo``): Crazy Eights with more cards that act, scored against the losers.
+
+It follows ``shared/rules/dodo.txt`` and is a member of the Crazy Eights family
+(``games/rules/crazy_eights.py``): the deal, the stock and its reshuffle, the
+chance events, the catch and the match bookkeeping are the family's; what Dodo
+changes is below. ``docs/rules/dodo.md`` gives the interpretations in full.
+
+The rules, briefly. Two to eight players; one pack, two shuffled together from
+six players up (or at any count with ``two_packs``); five cards each, seven at
+two (or at any count with ``seven_cards``). The starter is the top of the
+stock, turned; it never acts, and an eight turned as the starter takes
+anything. Play matches the card showing in rank or suit; an eight is wild and
+names the suit that must follow. Several cards of one rank go down together,
+the last one showing, and the rank's effect happens once for each. A two and
+a four may also go down together. With nothing that fits you draw until a card
+fits and lay it; with nothing left to draw and nothing that fits you pass.
+
+* A two or a four starts or adds to the chain (2 or 4 a card). The next
+  player answers with any two or four, of any suit, or draws the whole chain,
+  and that is their turn. With ``no_chains`` the next player draws two or four
+  a card at once and misses the turn.
+* An ace makes the next player miss a turn; several aces pass over that many
+  players in turn, never the player who laid them. With two players a jack
+  does the same; with more, each jack reverses the direction of play.
+* A black queen (``QS`` or ``QC``) swaps the hand its player has left with
+  any other player's, who has no say; two black queens swap twice, choosing
+  again. A player whose play empties their hand goes out at once: no swap.
+* A play that leaves one card may announce it. A player who went down to one
+  silently may still announce until the next play lands; until then any other
+  player may catch them, and the caught player draws two.
+* When somebody goes out, each other player scores the cards left in hand
+  against them (eight 50, court 10, ace 1, others face value); a player caught
+  with a black queen scores the worst hand actually counted that deal plus ten
+  (the one who went out counts, at nought). The deal that takes a total over
+  ``target`` (200) is the last; the lowest total wins. With
+  ``crazy_eights_scoring`` the one who goes out scores every card left in the
+  other hands, the highest total wins and the black-queen score is dropped.
+* All seats passing in a row (nothing fits and there is nothing to draw)
+  blocks the deal: everybody's hand is scored as if somebody else had gone
+  out; with ``crazy_eights_scoring``, the lowest count scores its differences
+  to the others, as in Crazy 8.
+
+Actions (one per request, each a JSON object):
+
+* ``{"type": "play", "cards": ["9C", "9H"]}``: lay cards in the order the
+  legal actions list them: first a card that fits, the last the card to show,
+  those between in hand order. Eights add ``"suit"``; a play that leaves one
+  card is listed a second time with ``"announce": true``.
+* ``{"type": "draw"}``: with nothing that fits, draw until a card fits (the
+  seat must then lay it, alone or with others of its rank); facing a chain,
+  draw the whole chain and end the turn.
+* ``{"type": "pass"}``: nothing fits and there is nothing to draw.
+* ``{"type": "swap", "seat": t}``: after laying a black queen, once for each.
+* ``{"type": "catch", "seat": s}``: out of turn, by any seat but ``s``.
+* ``{"type": "last_card"}``: out of turn, by the seat that may be caught.
+
+Events, besides the family's ``play``, ``draw``, ``pass``, ``reshuffle``,
+``hand_dealt``, ``hand_over`` and ``game_over``: ``chain`` (``seat`` must
+answer ``total``), ``turn_passes`` (a seat drew a chain or its no-chains
+cards), ``skip``, ``reverse``, ``swap`` (public: who with whom; private to
+each of the two: the cards it received), ``catch`` and ``last_card``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import product
+from typing import Any
+
+from games.rules.base import SUITS, Action, Event, Option
+from games.rules.chance import Chance
+from games.rules.crazy_eights import EIGHT, CrazyEights, EightsState, hand_value, sort_hand
+
+BLACK_QUEENS = frozenset({"QS", "QC"})
+CHAIN_VALUES = {"2": 2, "4": 4}
+SUIT_ORDER = {suit: index for index, suit in enumerate(SUITS)}
+
+
+def holds_black_queen(hand: list[str]) -> bool:
+    return any(card in BLACK_QUEENS for card in hand)
+
+
+def deal_scores(hands: list[list[str]], winner: int | None) -> tuple[list[int], list[int]]:
+    """Each seat's score for a deal that ``winner`` ended by going out (None: blocked).
+
+    The cards left count against their holder; a seat holding a black queen
+    is not counted and scores the worst hand that was counted, plus ten. The
+    winner's nought is a counted score. Returns the scores and the seats
+    caught with a black queen.
+
+    The rulebook's worked deal: Alice out, Ben 63, Cara 15, Dev caught.
+
+    >>> deal_scores([[], ["8H", "KS", "3H"], ["5C", "9D", "AS"], ["QS", "6H"]], 0)
+    ([0, 63, 15, 73], [3])
+    """
+    scores = [0] * len(hands)
+    caught = [seat for seat, hand in enumerate(hands) if seat != winner and holds_black_queen(hand)]
+    for seat, hand in enumerate(hands):
+        if seat != winner and seat not in caught:
+            scores[seat] = hand_value(hand)
+    counted = [scores[seat] for seat in range(len(hands)) if seat not in caught]
+    worst = max(counted, default=0)
+    for seat in caught:
+        scores[seat] = worst + 10
+    return scores, caught
+
+
+class Dodo(CrazyEights):
+    """Dodo (``shared/rules/dodo.txt``); the preset is the rulebook, each option a variant."""
+
+    id = "dodo"
+    name = "Dodo"
+    version = "dodo/1"
+    min_seats = 2
+    max_seats = 8
+    blocks = True
+    action_types = "play, draw, pass, swap, catch or last_card"
+    state_fields = (
+        "penalty",
+        "direction",
+        "swaps",
+        "catchable",
+        "announced",
+        "skipped",
+        "last_swap",
+    )
+    options = (
+        Option(
+            "target",
+            "int",
+            200,
+            "the line: the deal that takes somebody's total over it is the last",
+            minimum=50,
+            maximum=1000,
+        ),
+        Option(
+            "seven_cards",
+            "bool",
+            False,
+            "seven cards each at any number of players (the rule deals seven only at two)",
+        ),
+        Option(
+            "two_packs",
+            "bool",
+            False,
+            "two packs shuffled together at any number of players (the rule: from six up)",
+        ),
+        Option(
+            "no_chains",
+            "bool",
+            False,
+            "each two or four draws on its own: the next player draws two or four and "
+            "misses the turn, with no answering",
+        ),
+        Option(
+            "crazy_eights_scoring",
+            "bool",
+            False,
+            "the player who goes out scores the cards left in the other hands and the "
+            "highest total wins; no black-queen score",
+        ),
+    )
+
+    def hand_size(self, seats: int, options: Mapping[str, Any]) -> int:
+        return 7 if seats == 2 or options["seven_cards"] else 5
+
+    def target(self, seats: int, options: Mapping[str, Any]) -> int:
+        return options["target"]
+
+    def pack(self, seats: int, options: Mapping[str, Any]) -> tuple[str, ...]:
+        single = super().pack(seats, options)
+        return single * 2 if seats >= 6 or options["two_packs"] else single
+
+    def make_state(self, seats: int, options: Mapping[str, Any]) -> DodoState:
+        return DodoState(self, seats, options)
+
+
+class DodoState(EightsState):
+    """A match of Dodo. ``penalty`` is the chain: what the seat to act must answer or draw."""
+
+    catch_draws = 2
+
+    def __init__(self, ruleset: CrazyEights, seats: int, options: Mapping[str, Any]) -> None:
+        super().__init__(ruleset, seats, options)
+        self.fields = self._FIELDS + ruleset.state_fields
+        self.higher_wins = bool(self.options["crazy_eights_scoring"])
+        self.bury_starter = False  # a starter eight stays and takes anything
+        self.chains = not self.options["no_chains"]
+        self.swaps = 0  # black-queen swaps the seat to act still owes
+        self.announced: list[int] = []  # seats that announced their last card
+        self.skipped: list[int] = []  # seats the last play passed over
+        self.last_swap: dict[str, int] | None = None
+
+    def _deal(self, chance: Chance) -> list[Event]:
+        self.swaps = 0
+        self.announced = []
+        self.skipped = []
+        self.last_swap = None
+        return super()._deal(chance)
+
+    # -- what may be laid ----------------------------------------------------
+
+    def fits(self, card: str) -> bool:
+        """Whether ``card`` may be the first card laid now."""
+        if self.penalty:
+            return card[0] in CHAIN_VALUES  # any two or four answers a chain
+        if self.drawn is not None:
+            return card == self.drawn
+        return self.plays(card)
+
+    def _plays(self, seat: int) -> list[Action]:
+        """Every distinct play, one order each: a fitting card first, hand order, the showing card last."""
+        by_rank: dict[str, list[str]] = {}
+        for card in sort_hand(self.hands[seat]):
+            by_rank.setdefault(card[0], []).append(card)
+        if self.penalty:
+            by_rank = {rank: cards for rank, cards in by_rank.items() if rank in CHAIN_VALUES}
+        elif self.drawn is not None:
+            by_rank = {self.drawn[0]: by_rank[self.drawn[0]]}
+        plays: list[Action] = []
+        for rank, cards in by_rank.items():
+            if not any(self.fits(card) for card in cards):
+                continue
+            for laid in sub_multisets(cards):
+                plays.extend(self._orders(rank, laid))
+        if self.chains and "2" in by_rank and "4" in by_rank:
+            # "Lay two of them together to add both": a two and a four, either first.
+            for two, four in product(dict.fromkeys(by_rank["2"]), dict.fromkeys(by_rank["4"])):
+                plays.extend(
+                    {"type": "play", "cards": [first, last]}
+                    for first, last in ((two, four), (four, two))
+                    if self.fits(first)
+                )
+        return plays
+
+    def _orders(self, rank: str, laid: list[str]) -> list[Action]:
+        """The plays of the cards ``laid`` (one rank, in hand order): one per card that can show."""
+        if rank == EIGHT:
+            # The suit named is what shows, so the order of eights never matters.
+            first = next((card for card in laid if self.fits(card)), None)
+            if first is None:
+                return []
+            cards = [first, *without(laid, first)]
+            return [{"type": "play", "cards": cards, "suit": suit} for suit in SUITS]
+        plays: list[Action] = []
+        for last in dict.fromkeys(laid):
+            rest = without(laid, last)
+            if not rest:
+                if self.fits(last):
+                    plays.append({"type": "play", "cards": [last]})
+                continue
+            first = next((card for card in rest if self.fits(card)), None)
+            if first is not None:
+                plays.append({"type": "play", "cards": [first, *without(rest, first), last]})
+        return plays
+
+    # -- the contract --------------------------------------------------------
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if self.result is not None:
+            return []
+        calls: list[Action] = []
+        if self.catchable is not None:
+            calls = (
+                [{"type": "last_card"}]
+                if seat == self.catchable
+                else [{"type": "catch", "seat": self.catchable}]
+            )
+        if seat != self.turn:
+            return calls
+        return self._turn_actions(seat) + calls
+
+    def _turn_actions(self, seat: int) -> list[Action]:
+        if self.swaps:
+            return [{"type": "swap", "seat": other} for other in range(self.seats) if other != seat]
+        plays = self._plays(seat)
+        held = len(self.hands[seat])
+        plays = [
+            variant
+            for action in plays
+            for variant in (
+                (action, {**action, "announce": True})
+                if held - len(action["cards"]) == 1
+                else (action,)
+            )
+        ]
+        if self.penalty:
+            return [*plays, {"type": "draw"}]
+        if plays:
+            return plays
+        return [{"type": "draw"}] if self.can_draw() else [{"type": "pass"}]
+
+    def explain_illegal(self, seat: int, action: Action) -> str:
+        kind = action.get("type")
+        if kind not in ("play", "draw", "pass", "swap", "catch", "last_card"):
+            return f"unknown action type {kind!r}: {self.ruleset.action_types}"
+        if kind == "catch":
+            if self.catchable is None:
+                return (
+                    "nobody may be caught now: nobody went down to one card without announcing it"
+                )
+            if self.catchable == seat:
+                return 'you cannot catch yourself; announce instead: {"type": "last_card"}'
+            return f'only seat {self.catchable} may be caught now: {{"type": "catch", "seat": {self.catchable}}}'
+        if kind == "last_card":
+            if self.catchable == seat and set(action) != {"type"}:
+                return 'a late announcement is {"type": "last_card"}, nothing more'
+            return (
+                "only a player who went down to one card without announcing it may announce, "
+                "until the next play lands; otherwise announce with the play that leaves one card"
+            )
+        if seat != self.turn:
+            return "it is not your turn: the calls out of turn are catch and last_card"
+        if self.swaps:
+            return (
+                f"first choose whose hand to take for your black queen ({self.swaps} swap"
+                f'{"s" if self.swaps > 1 else ""} to go): {{"type": "swap", "seat": t}}, t another seat'
+            )
+        if kind == "swap":
+            return "a swap follows only a black queen (QS or QC) you have just laid"
+        if self.penalty and kind == "pass":
+            return f"answer the chain of {self.penalty} with a two or a four, or draw the {self.penalty} cards"
+        if kind == "play":
+            return self._explain_play(seat, action)
+        if kind == "draw":
+            if self.drawn is not None:
+                return f"you drew {self.drawn}, which fits: lay it"
+            if self._plays(seat):
+                return "you cannot draw while a card in your hand fits"
+            return "there is nothing left to draw: pass"
+        return "there is no passing while you can play or draw"
+
+    def _explain_play(self, seat: int, action: Action) -> str:
+        cards = action.get("cards")
+        if (
+            not isinstance(cards, list)
+            or not cards
+            or not all(isinstance(card, str) for card in cards)
+        ):
+            return 'a play lists the cards laid, first to last: {"type": "play", "cards": ["9C", "9H"]}'
+        hand = list(self.hands[seat])
+        for card in cards:
+            if card not in hand:
+                return f"you do not hold {card}" + (
+                    " as many times" if card in self.hands[seat] else ""
+                )
+            hand.remove(card)
+        ranks = {card[0] for card in cards}
+        if len(ranks) > 1 and not (ranks == {"2", "4"} and len(cards) == 2 and self.chains):
+            return "the cards laid together are all of one rank, or one two and one four"
+        if "announce" in action and action["announce"] is not True:
+            return 'an announcement is "announce": true, or no "announce" at all'
+        if action.get("announce") is True and len(hand) != 1:
+            return "you announce your last card only with a play that leaves you one card"
+        if cards[-1][0] == EIGHT and action.get("suit") not in tuple(SUITS):
+            return 'eights name the suit to follow: add "suit" as one of C, D, H, S'
+        if cards[-1][0] != EIGHT and "suit" in action:
+            return "only eights name a suit"
+        if self.penalty and not self.fits(cards[0]):
+            return f"answer the chain of {self.penalty} with twos or fours, or draw the {self.penalty} cards"
+        if self.drawn is not None and cards[0] != self.drawn:
+            return f"you drew {self.drawn}, which fits: it goes down first"
+        if not self.fits(cards[0]):
+            return f"{cards[0]} does not match {self.pile[-1]} or the suit to follow, {self.suit_to_follow}"
+        return (
+            "lay the cards in the order your legal actions list them: a card that fits "
+            "first, the card to show last, the others in hand order"
+        )
+
+    def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
+        kind = action["type"]
+        if kind == "catch":
+            events = self._catch(seat, action["seat"], chance)
+        elif kind == "last_card":
+            self.catchable = None
+            self.announced.append(seat)
+            events = [Event({"type": "last_card", "seat": seat})]
+        elif kind == "swap":
+            events = self._swap(seat, action["seat"])
+        elif kind == "play":
+            events = self._lay(seat, action, chance)
+        elif kind == "draw" and self.penalty:
+            events = self._take_penalty(seat, chance)
+        elif kind == "draw":
+            events = self._draw_until_fit(seat, chance)
+        else:
+            events = self._pass(seat, chance)
+        if self.catchable is not None and len(self.hands[self.catchable]) != 1:
+            self.catchable = None  # the last card is gone: nothing left to catch
+        return events
+
+    def _lay(self, seat: int, action: Action, chance: Chance) -> list[Event]:
+        cards: list[str] = action["cards"]
+        announce = bool(action.get("announce"))
+        for card in cards:
+            self.hands[seat].remove(card)
+        self.pile.extend(cards)
+        last = cards[-1]
+        self.called_suit = action["suit"] if last[0] == EIGHT else None
+        self.drawn = None
+        self.passes = 0
+        self.skipped = []
+        # The last-card window: any play closes the one open; a silent play down to one opens one.
+        self.catchable = None
+        self.announced = [other for other in self.announced if other != seat]
+        if len(self.hands[seat]) == 1:
+            if announce:
+                self.announced.append(seat)
+            else:
+                self.catchable = seat
+        public: dict[str, Any] = {"type": "play", "seat": seat, "cards": list(cards)}
+        if self.called_suit is not None:
+            public["suit"] = self.called_suit
+        if announce:
+            public["announce"] = True
+        events = [Event(public)]
+        if not self.hands[seat]:
+            return events + self._hand_over(seat, chance)
+        rank = last[0]
+        if rank in CHAIN_VALUES:
+            added = sum(CHAIN_VALUES[card[0]] for card in cards)
+            self.penalty += added
+            self.turn = self.next_seat(seat)
+            if self.chains:
+                events.append(Event({"type": "chain", "seat": self.turn, "total": self.penalty}))
+            else:
+                events.extend(self._take_penalty(self.turn, chance))
+        elif rank == "A" or (rank == "J" and self.seats == 2):
+            self.turn = self._pass_over(seat, len(cards), events)
+        elif rank == "J":
+            for _ in cards:
+                self.direction = -self.direction
+                events.append(Event({"type": "reverse", "seat": seat, "direction": self.direction}))
+            self.turn = self.next_seat(seat)
+        elif rank == "Q" and any(card in BLACK_QUEENS for card in cards):
+            self.swaps = sum(card in BLACK_QUEENS for card in cards)  # the seat chooses next
+        else:
+            self.turn = self.next_seat(seat)
+        return events
+
+    def _pass_over(self, seat: int, count: int, events: list[Event]) -> int:
+        """Skip ``count`` players in turn from ``seat``, never ``seat`` itself; whose turn it is then."""
+        passed = seat
+        for _ in range(count):
+            passed = self.next_seat(passed)
+            if passed == seat:
+                passed = self.next_seat(passed)
+            self.skipped.append(passed)
+            events.append(Event({"type": "skip", "seat": passed}))
+        after = self.next_seat(passed)
+        return after
+
+    def _swap(self, seat: int, other: int) -> list[Event]:
+        given, taken = self.hands[seat], self.hands[other]
+        self.hands[seat], self.hands[other] = taken, given
+        self.swaps -= 1
+        self.last_swap = {"seat": seat, "with": other}
+        self.announced = [s for s in self.announced if s not in (seat, other)]
+        if self.catchable in (seat, other):
+            self.catchable = None  # the silent last card has changed hands
+        if not self.swaps:
+            self.turn = self.next_seat(seat)
+        return [
+            Event(
+                {"type": "swap", "seat": seat, "with": other},
+                private={
+                    seat: {"received": sort_hand(taken)},
+                    other: {"received": sort_hand(given)},
+                },
+            )
+        ]
+
+    def _draw_until_fit(self, seat: int, chance: Chance) -> list[Event]:
+        events: list[Event] = []
+        while self.can_draw():
+            card, drawn = self._take_card(seat, chance)
+            events.extend(drawn)
+            if self.plays(card):
+                self.drawn = card
+                return events
+        # Everything drawn and nothing fits: the turn passes, as a pass would.
+        return events + self._pass(seat, chance)
+
+    def _hand_over(self, winner: int, chance: Chance) -> list[Event]:
+        if self.higher_wins:
+            return super()._hand_over(winner, chance)
+        scores, caught = deal_scores(self.hands, winner)
+        return self._score(
+            {"hand": self.hand_no, "winner": winner, "scores": scores, "black_queens": caught},
+            chance,
+        )
+
+    def _hand_blocked(self, chance: Chance) -> list[Event]:
+        if self.higher_wins:
+            return super()._hand_blocked(chance)
+        scores, caught = deal_scores(self.hands, None)
+        summary = {
+            "hand": self.hand_no,
+            "winner": None,
+            "scores": scores,
+            "black_queens": caught,
+            "blocked": True,
+        }
+        return self._score(summary, chance)
+
+    def match_over(self) -> bool:
+        return max(self.totals) > self.target  # "until somebody goes over"
+
+    # -- views ---------------------------------------------------------------
+
+    def public_view(self) -> dict[str, Any]:
+        view = super().public_view()
+        view.update(
+            {
+                "direction": self.direction,
+                "chain": None
+                if not self.penalty or self.result is not None
+                else {"total": self.penalty, "seat": self.turn},
+                "swaps_owed": self.swaps,
+                "last_swap": self.last_swap,
+                "skipped": list(self.skipped),
+                "announced": [s for s in self.announced if len(self.hands[s]) == 1],
+                "catchable": self.catchable,
+            }
+        )
+        return view
+
+
+def without(cards: list[str], card: str) -> list[str]:
+    """``cards`` less one copy of ``card``."""
+    index = cards.index(card)
+    return cards[:index] + cards[index + 1 :]
+
+
+def sub_multisets(cards: list[str]) -> list[list[str]]:
+    """Every non-empty selection from ``cards`` (in hand order, copies alike), once each.
+
+    >>> sub_multisets(["9C", "9H"])
+    [['9H'], ['9C'], ['9C', '9H']]
+    """
+    distinct = list(dict.fromkeys(cards))
+    counts = [cards.count(card) for card in distinct]
+    selections = []
+    for chosen in product(*(range(count + 1) for count in counts)):
+        laid = [card for card, n in zip(distinct, chosen, strict=True) for _ in range(n)]
+        if laid:
+            selections.append(laid)
+    return selections
+
+
+__all__ = ["BLACK_QUEENS", "Dodo", "DodoState", "deal_scores"]
