@@ -142,6 +142,37 @@ class TableListSerializer(serializers.Serializer):
     mine = TableSummarySerializer(many=True, help_text="your tables, those waiting on you first")
 
 
+class OptionSchemaSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    type = serializers.ChoiceField(choices=["bool", "int", "choice"])
+    default = serializers.JSONField()
+    description = serializers.CharField()
+    minimum = serializers.IntegerField(required=False, help_text="int options only")
+    maximum = serializers.IntegerField(required=False, help_text="int options only")
+    choices = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="choice options only"
+    )
+
+
+class GameSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="the game id, e.g. dodo")
+    name = serializers.CharField()
+    version = serializers.CharField(help_text="the rules version a record names, e.g. dodo/1")
+    family = serializers.CharField(help_text="the engine family whose preset the game is")
+    rulebook = serializers.CharField(help_text="the rulebook's file name")
+    min_seats = serializers.IntegerField()
+    max_seats = serializers.IntegerField()
+    winner = serializers.ChoiceField(
+        choices=["highest total", "lowest total"], help_text="under the preset"
+    )
+    preset = serializers.DictField(help_text="every option at its default: the rulebook")
+    options = OptionSchemaSerializer(many=True)
+
+
+class CatalogueSerializer(serializers.Serializer):
+    games = GameSerializer(many=True)
+
+
 class ErrorSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="machine-readable, e.g. stale_version")
     detail = serializers.CharField(help_text="a sentence for people")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -15,6 +14,7 @@ from rest_framework.views import APIView
 from games import selectors, services
 from games.rules import RULESETS, find_ruleset
 from games.serializers import (
+    CatalogueSerializer,
     ErrorSerializer,
     JoinSerializer,
     MoveSerializer,
@@ -34,9 +34,9 @@ def _table_response(table_id: int, request: Request, code: int = status.HTTP_200
 class CatalogueView(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(responses={200: CatalogueSerializer})
     def get(self, request: Request) -> Response:
-        """Every game: its seats, version and the options a host may set."""
+        """Every game: its seats, version, preset and the options a host may set."""
         return Response({"games": [ruleset.describe() for ruleset in RULESETS.values()]})
 
 

@@ -167,6 +167,9 @@ class Ruleset(ABC):
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
     options: ClassVar[tuple[Option, ...]] = ()
+    rulebook: ClassVar[str]  # the rulebook's file in shared/rules/
+    family: ClassVar[str | None] = None  # the engine family whose preset this game is
+    higher_wins: ClassVar[bool] = True  # under the preset; an option may turn it round
 
     def validate(self, seats: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Check seats and options; return the options with every default filled in."""
@@ -193,12 +196,17 @@ class Ruleset(ABC):
         """Refuse combinations of seats and options that make no sense."""
 
     def describe(self) -> dict[str, Any]:
+        """What the catalogue says of the game: the preset is every option at its default."""
         return {
             "id": self.id,
             "name": self.name,
             "version": self.version,
+            "family": self.family or self.id,
+            "rulebook": self.rulebook,
             "min_seats": self.min_seats,
             "max_seats": self.max_seats,
+            "winner": "highest total" if self.higher_wins else "lowest total",
+            "preset": {option.name: option.default for option in self.options},
             "options": [option.schema() for option in self.options],
         }
 

@@ -148,6 +148,8 @@ class CrazyEights(Ruleset):
     id = "crazy-eights"
     name = "Crazy Eights"
     version = "crazy-eights/1"
+    rulebook = "crazy-eights.txt"
+    family = "crazy-eights"
     min_seats = 2
     max_seats = 4
     options = ()
@@ -197,6 +199,7 @@ class CrazyEight(CrazyEights):
     id = "crazy-8"
     name = "Crazy 8"
     version = "crazy-8/1"
+    rulebook = "crazy-8-two-player.txt"
     min_seats = 2
     max_seats = 7  # three or more only with the house rule more_players
     blocks = True

@@ -111,6 +111,8 @@ class Dodo(CrazyEights):
     id = "dodo"
     name = "Dodo"
     version = "dodo/1"
+    rulebook = "dodo.txt"
+    higher_wins = False  # fewest points win, unless crazy_eights_scoring
     min_seats = 2
     max_seats = 8
     blocks = True

@@ -586,7 +586,7 @@ def test_an_unknown_ruleset_version_is_refused_not_judged(
             "fairdeal-derivation/9",
             "this record is made with the seed derivation fairdeal-derivation/9",
         ),
-        ("game", "dodo", "this record is of the game 'dodo'; this verifier knows crazy-eights"),
+        ("game", "dingo", "this record is of the game 'dingo'; this verifier knows crazy-eights"),
     ],
 )
 def test_unknown_versions_and_games_cannot_be_judged(
