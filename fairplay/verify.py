@@ -449,19 +449,51 @@ def _illegal(seat: int, action: Any, exc: IllegalAction) -> str:
 
 
 def describe_action(action: Any) -> str:
-    """An action in words: ``played 9C``, ``played 8S calling H``, ``drew``, ``passed``."""
+    """An action in words, after "seat 2": ``played 9C``, ``played 8C 8H calling S``, ``drew``.
+
+    Also ``passed``, ``named H``, ``swapped hands with seat 2``, ``caught seat 1``
+    and ``announced the last card``; a play that announces the last card says so.
+    Anything else is quoted as it was posted.
+    """
     if not isinstance(action, dict):
         return f"posted {_short(action)}, which is not an action"
     kind = action.get("type")
-    card = action.get("card")
-    if kind == "play" and isinstance(card, str):
-        calling = f" calling {action['suit']}" if isinstance(action.get("suit"), str) else ""
-        return f"played {card}{calling}"
-    if kind == "draw":
+    seat = action.get("seat")
+    if kind == "play":
+        cards = _cards_laid(action)
+        if cards is not None:
+            return f"played {cards}{_play_manner(action)}"
+    elif kind == "draw":
         return "drew"
-    if kind == "pass":
+    elif kind == "pass":
         return "passed"
+    elif kind == "name" and isinstance(action.get("suit"), str):
+        return f"named {_short(action['suit'])}"
+    elif kind == "swap" and _is_int(seat):
+        return f"swapped hands with seat {seat}"
+    elif kind == "catch" and _is_int(seat):
+        return f"caught seat {seat}"
+    elif kind == "last_card":
+        return "announced the last card"
     return f"posted {_short(action)}"
+
+
+def _cards_laid(play: dict[str, Any]) -> str | None:
+    """The cards of a play, first to last: ``"card": "9C"`` or ``"cards": ["9C", "9H"]``."""
+    card, cards = play.get("card"), play.get("cards")
+    if isinstance(card, str):
+        return _short(card)
+    if isinstance(cards, list) and cards and all(isinstance(c, str) for c in cards):
+        return " ".join(_short(c) for c in cards)
+    return None
+
+
+def _play_manner(play: dict[str, Any]) -> str:
+    """`` calling S``, `` announcing the last card``, or both, as the play says."""
+    calling = f" calling {_short(play['suit'])}" if isinstance(play.get("suit"), str) else ""
+    if play.get("announce") is not True:
+        return calling
+    return f"{calling} and announcing the last card" if calling else " announcing the last card"
 
 
 # -- comparing events ----------------------------------------------------------
@@ -546,6 +578,24 @@ def _drawn(event: dict[str, Any], seat: Any) -> str:
     return card if isinstance(card, str) else "no card"
 
 
+# Events that name the seat they concern; without a seat they are quoted, not worded.
+_SEAT_EVENTS = frozenset(
+    (
+        "play",
+        "draw",
+        "pass",
+        "name",
+        "swap",
+        "catch",
+        "last_card",
+        "chain",
+        "turn_passes",
+        "skip",
+        "reverse",
+    )
+)
+
+
 def describe_event(event: Any) -> str:
     """An event in words, where its type is one we know; else its JSON."""
     public = event.get("public") if isinstance(event, dict) else None
@@ -553,22 +603,53 @@ def describe_event(event: Any) -> str:
         return _short(event)
     kind = public.get("type")
     try:
+        seat = public["seat"] if kind in _SEAT_EVENTS else None
         if kind == "play":
-            calling = f" calling {public['suit']}" if "suit" in public else ""
-            return f"seat {public['seat']} played {public['card']}{calling}"
+            cards = _cards_laid(public)
+            if cards is not None:
+                return f"seat {seat} played {cards}{_play_manner(public)}"
         if kind == "draw":
-            return f"seat {public['seat']} drew {_drawn(event, public['seat'])}"
+            return f"seat {seat} drew {_drawn(event, seat)}"
         if kind == "pass":
-            return f"seat {public['seat']} passed"
+            return f"seat {seat} passed"
+        if kind == "name":
+            return f"seat {seat} named {public['suit']}"
+        if kind == "swap":
+            return f"seat {seat} swapped hands with seat {public['with']}"
+        if kind == "catch":
+            return f"seat {seat} caught seat {public['caught']}"
+        if kind == "last_card":
+            return f"seat {seat} announced the last card"
+        if kind == "chain":
+            return f"seat {seat} must answer a chain of {public['total']} or draw it"
+        if kind == "turn_passes":
+            return f"seat {seat}'s turn passed"
+        if kind == "skip":
+            return f"seat {seat} missed a turn"
+        if kind == "reverse":
+            way = {1: "left", -1: "right"}[public["direction"]]
+            return f"seat {seat} reversed the direction of play: now {way}"
+        if kind == "first-dealer":
+            return "the draw for the first dealer"
+        if kind == "deal":
+            return f"the deal of hand {public['hand']}"
+        if kind == "reshuffle":
+            return f"a reshuffle in hand {public['hand']}"
         if kind == "hand_dealt":
             return (
                 f"hand {public['hand']} dealt by seat {public['dealer']}, starter "
                 f"{public['starter']}, seat {public['leader']} to lead"
             )
         if kind == "hand_over":
+            winner = public["winner"]
+            how = f"won by seat {winner}"
+            if public.get("blocked"):
+                how = "blocked" if winner is None else f"blocked, {how}"
+            caught = public.get("black_queens")
+            queens = f", caught with a black queen: seats {caught}" if caught else ""
             return (
-                f"hand {public['hand']} won by seat {public['winner']}, scores "
-                f"{public['scores']}, totals {public['totals']}"
+                f"hand {public['hand']} {how}, scores {public['scores']}, "
+                f"totals {public['totals']}{queens}"
             )
         if kind == "game_over":
             return f"the game over ({public['reason']}), places {public['places']}, totals {public['totals']}"

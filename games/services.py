@@ -326,7 +326,8 @@ def move_apply(*, table_id: int, user: AbstractBaseUser, version: int, action: A
             state = load_state(table)
             events = state.apply(seat, action, table_chance(table))
             _append(table, kind=Move.Kind.ACTION, seat=seat, action=action, events=events)
-            _store(table, state, now, acted=seat)
+            # A call out of turn (a catch) is never owed: it moves nobody's deadline.
+            _store(table, state, now, acted=None if state.is_call(action) else seat)
             table.save()
             _after_commit_notify(table.pk)
     if timed_out:

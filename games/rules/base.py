@@ -290,13 +290,21 @@ class GameState(ABC):
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
             raise IllegalAction(f"there is no seat {seat!r}")
         legal = self.legal_actions(seat)
-        if not legal:
-            raise NotYourTurn("you have nothing to do now: it is not your turn")
         if not isinstance(action, dict):
+            if not legal:
+                raise NotYourTurn("you have nothing to do now: it is not your turn")
             raise IllegalAction("an action is a JSON object", code="malformed_action")
+        if not legal:
+            if self.is_call(action):  # a call out of turn, when there is nothing to call
+                raise IllegalAction(self.explain_illegal(seat, action))
+            raise NotYourTurn("you have nothing to do now: it is not your turn")
         # ``in`` is the fast test; same_json then refuses a true where a 1 belongs.
         if action not in legal or not same_json(action, legal[legal.index(action)]):
             raise IllegalAction(self.explain_illegal(seat, action))
+
+    def is_call(self, action: Action) -> bool:
+        """Whether ``action`` is a call out of turn: never owed, so it moves no deadline."""
+        return False
 
     def explain_illegal(self, seat: int, action: Action) -> str:
         """Why ``action`` is not legal, in a sentence; games refine this."""

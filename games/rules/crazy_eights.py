@@ -303,6 +303,7 @@ class EightsState(GameState):
 
     higher_wins: ClassVar[bool] = True
     catch_draws: ClassVar[int] = 1  # cards a seat caught silent on its last card draws
+    calls: ClassVar[frozenset[str]] = frozenset({"catch", "last_card"})  # out of turn, never owed
 
     def __init__(self, ruleset: CrazyEights, seats: int, options: Mapping[str, Any]) -> None:
         self.ruleset = ruleset
@@ -553,6 +554,9 @@ class EightsState(GameState):
 
     def draws_left(self) -> bool:
         return self.max_draws is None or self.draws < self.max_draws
+
+    def is_call(self, action: Action) -> bool:
+        return action.get("type") in self.calls
 
     def explain_illegal(self, seat: int, action: Action) -> str:
         kind = action.get("type")

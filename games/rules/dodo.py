@@ -362,6 +362,8 @@ class DodoState(EightsState):
             return f"answer the chain of {self.penalty} with twos or fours, or draw the {self.penalty} cards"
         if self.drawn is not None and cards[0] != self.drawn:
             return f"you drew {self.drawn}, which fits: it goes down first"
+        if self.drawn is not None and len(ranks) > 1:
+            return f"you drew {self.drawn}: it goes down alone or with others of its rank"
         if not self.fits(cards[0]):
             return f"{cards[0]} does not match {self.pile[-1]} or the suit to follow, {self.suit_to_follow}"
         return (

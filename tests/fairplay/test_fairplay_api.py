@@ -247,7 +247,7 @@ def test_the_verify_page_shows_the_commitment_then_the_seed_once_the_game_has_en
     table.refresh_from_db()
     html = Client().get(f"/tables/{table.pk}/verify/").content.decode()
     assert bytes(table.server_seed).hex() in html
-    assert "when a player reached the target" in html
+    assert "at the end of its last deal" in html
     winner = table.result["places"].index(1)
     assert f"<tr><td>{winner}</td><td>1</td><td>{table.result['totals'][winner]}</td></tr>" in html
     assert "python -m fairplay.verify" in html

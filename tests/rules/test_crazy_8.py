@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from games.rules import RULESETS, IllegalAction, InvalidOptions, NotYourTurn
+from games.rules import RULESETS, IllegalAction, InvalidOptions
 from games.rules.base import STANDARD_PACK, Event
 from games.rules.chance import SeededChance
 from games.rules.crazy_eights import CrazyEight
@@ -845,7 +845,7 @@ def test_last_card_silent_the_other_player_may_catch_and_the_caught_player_draws
     assert state.to_act == (1,)  # the catch is owed by nobody: no deadline moves
     assert state.legal_actions(1) == [play("9H"), catch(0)]
     assert state.legal_actions(0) == []  # nobody catches themselves
-    with pytest.raises(NotYourTurn):
+    with pytest.raises(IllegalAction, match="you cannot catch yourself"):
         state.apply(0, catch(0), chance)
     with pytest.raises(IllegalAction, match="only seat 0 may be caught"):
         state.apply(1, catch(1), chance)
