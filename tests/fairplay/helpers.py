@@ -33,7 +33,7 @@ from games.rules.chance import SeededChance, game_seed
 TEST_PRIVATE_SEED = hashlib.sha256(
     b"fairdeal TEST signing key: never use it for real records"
 ).digest()
-NAMES = ("alice", "bob", "charlie", "dave")
+NAMES = ("alice", "bob", "charlie", "dave", "erin", "frank", "grace", "heidi")
 EPOCH = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
 Policy = Callable[[GameState, int, list[Action]], Action]
