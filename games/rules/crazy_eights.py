@@ -99,6 +99,8 @@ by default, add these actions and events:
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -198,14 +200,14 @@ class CrazyEight(CrazyEights):
 
     id = "crazy-8"
     name = "Crazy 8"
-    version = "crazy-8/1"
+    version = "crazy-8/2"  # /2: a deal going round in circles is blocked
     rulebook = "crazy-8-two-player.txt"
     min_seats = 2
     max_seats = 7  # three or more only with the house rule more_players
     blocks = True
     reverses = True
     action_types = "play, draw, pass, name or catch"
-    state_fields = ("draws", "penalty", "naming")
+    state_fields = ("draws", "penalty", "naming", "seen")
     options = (
         Option(
             "draw_rule",
@@ -324,6 +326,9 @@ class EightsState(GameState):
         self.history: list[dict[str, Any]] = []
         self.chance_seq = 0
         self.result: dict[str, Any] | None = None
+        # Games that block (``ruleset.blocks``): the positions held this deal with the
+        # stock empty, as short digests, to find a deal going round in circles.
+        self.seen: list[str] = []
         # Crazy 8's house rules; all off (and never serialised) for Crazy Eights.
         self.draws = 0  # cards drawn in this turn, for draw_rule one and limit
         self.penalty = 0  # cards the seat to act must draw after twos (twos_stack)
@@ -436,6 +441,7 @@ class EightsState(GameState):
             self.stock.insert(0, starter)
             starter = self.stock.pop()
         self.pile = [starter]
+        self.seen = []
         self.called_suit = None
         self.drawn = None
         self.passes = 0
@@ -556,7 +562,8 @@ class EightsState(GameState):
         return self.max_draws is None or self.draws < self.max_draws
 
     def is_call(self, action: Action) -> bool:
-        return action.get("type") in self.calls
+        kind = action.get("type")
+        return isinstance(kind, str) and kind in self.calls
 
     def explain_illegal(self, seat: int, action: Action) -> str:
         kind = action.get("type")
@@ -618,6 +625,47 @@ class EightsState(GameState):
         if kind == "pass":
             return "you may pass only when nothing plays and there is nothing to draw"
         return super().explain_illegal(seat, action)
+
+    def apply(self, seat: int, action: Any, chance: Chance) -> list[Event]:
+        events = super().apply(seat, action, chance)
+        if self.ruleset.blocks and not self.stock and self.result is None:
+            events.extend(self._round_in_circles(chance))
+        return events
+
+    def _round_in_circles(self, chance: Chance) -> list[Event]:
+        """Block the deal if, with the stock empty, it is back at a position it held before.
+
+        With the stock empty the next draw shuffles the pile below its top, so
+        the order of those cards is no part of the position. A deal that comes
+        back to the same position can go round the same way for ever (a skip
+        card drawn back from a one-card pile, laid, drawn back...); it is scored
+        as a blocked hand. Every deal without end passes through such a
+        position twice: it keeps drawing, so it keeps emptying the stock, and
+        there are only so many positions.
+        """
+        position = self.position()
+        if position in self.seen:
+            return self._hand_blocked(chance, repeated=True)
+        self.seen.append(position)
+        return []
+
+    def position(self) -> str:
+        """A digest of everything that decides what may happen next, but the stock's order."""
+        facts = [
+            [sorted(hand) for hand in self.hands],
+            self.pile[-1:],
+            sorted(self.pile[:-1]),
+            sorted(self.stock),
+            [getattr(self, name) for name in self.fields if name in self._POSITION],
+        ]
+        encoded = json.dumps(facts, separators=(",", ":")).encode()
+        return hashlib.sha256(encoded).hexdigest()[:16]
+
+    # Fields of the state that a position holds, besides the cards.
+    _POSITION = frozenset(
+        {"turn", "called_suit", "drawn", "passes", "draws", "penalty", "naming", "direction"}
+        | {"catchable", "swaps"}
+    )
 
     def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
         kind = action["type"]
@@ -744,11 +792,12 @@ class EightsState(GameState):
             events.extend(self._hand_blocked(chance))
         return events
 
-    def _hand_blocked(self, chance: Chance) -> list[Event]:
-        """Every seat passed in a row: the lowest count scores its differences to the others.
+    def _hand_blocked(self, chance: Chance, *, repeated: bool = False) -> list[Event]:
+        """Every seat passed in a row (or, ``repeated``, the deal went round in circles).
 
-        With two seats that is the difference; with more, the sum of the
-        differences to every other hand. A lowest count that is shared scores nothing.
+        The lowest count scores its differences to the others: with two seats
+        that is the difference; with more, the sum of the differences to every
+        other hand. A lowest count that is shared scores nothing.
         """
         held = [hand_value(hand) for hand in self.hands]
         scores = [0] * self.seats
@@ -757,9 +806,8 @@ class EightsState(GameState):
         if held.count(low) == 1:
             winner = held.index(low)
             scores[winner] = sum(held) - low * self.seats
-        return self._score(
-            {"hand": self.hand_no, "winner": winner, "scores": scores, "blocked": True}, chance
-        )
+        summary = {"hand": self.hand_no, "winner": winner, "scores": scores, "blocked": True}
+        return self._score(summary | ({"repeated": True} if repeated else {}), chance)
 
     def _hand_over(self, winner: int, chance: Chance) -> list[Event]:
         scores = [0] * self.seats

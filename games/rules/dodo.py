@@ -63,17 +63,18 @@ each of the two: the cards it received), ``catch`` and ``last_card``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import product
 from typing import Any
 
-from games.rules.base import SUITS, Action, Event, Option
+from games.rules.base import STANDARD_PACK, SUITS, Action, Event, Option
 from games.rules.chance import Chance
 from games.rules.crazy_eights import EIGHT, CrazyEights, EightsState, hand_value, sort_hand
 
 BLACK_QUEENS = frozenset({"QS", "QC"})
 CHAIN_VALUES = {"2": 2, "4": 4}
-SUIT_ORDER = {suit: index for index, suit in enumerate(SUITS)}
+# Where each card sits in a hand as people hold it (by suit, then rank).
+HAND_ORDER = {card: index for index, card in enumerate(sort_hand(list(STANDARD_PACK)))}
 
 
 def holds_black_queen(hand: list[str]) -> bool:
@@ -125,6 +126,7 @@ class Dodo(CrazyEights):
         "announced",
         "skipped",
         "last_swap",
+        "seen",
     )
     options = (
         Option(
@@ -204,16 +206,28 @@ class DodoState(EightsState):
 
     def fits(self, card: str) -> bool:
         """Whether ``card`` may be the first card laid now."""
+        return self._fitting()(card)
+
+    def _fitting(self) -> Callable[[str], bool]:
+        """``fits``, with what it depends on looked up once: the engine's hot path."""
         if self.penalty:
-            return card[0] in CHAIN_VALUES  # any two or four answers a chain
-        if self.drawn is not None:
-            return card == self.drawn
-        return self.plays(card)
+            return lambda card: card[0] in CHAIN_VALUES  # any two or four answers a chain
+        drawn = self.drawn
+        if drawn is not None:
+            return lambda card: card == drawn
+        top_rank, top_suit = self.pile[-1]
+        called = self.called_suit
+        if called is not None:
+            return lambda card: card[0] == EIGHT or card[1] == called
+        if top_rank == EIGHT:
+            return lambda card: True  # a starter eight, no suit named: anything
+        return lambda card: card[0] == EIGHT or card[1] == top_suit or card[0] == top_rank
 
     def _plays(self, seat: int) -> list[Action]:
         """Every distinct play, one order each: a fitting card first, hand order, the showing card last."""
+        fits = self._fitting()
         by_rank: dict[str, list[str]] = {}
-        for card in sort_hand(self.hands[seat]):
+        for card in sorted(self.hands[seat], key=HAND_ORDER.__getitem__):
             by_rank.setdefault(card[0], []).append(card)
         if self.penalty:
             by_rank = {rank: cards for rank, cards in by_rank.items() if rank in CHAIN_VALUES}
@@ -221,39 +235,25 @@ class DodoState(EightsState):
             by_rank = {self.drawn[0]: by_rank[self.drawn[0]]}
         plays: list[Action] = []
         for rank, cards in by_rank.items():
-            if not any(self.fits(card) for card in cards):
-                continue
-            for laid in sub_multisets(cards):
-                plays.extend(self._orders(rank, laid))
+            if len(cards) == 1:  # the usual case, without the general machinery
+                (card,) = cards
+                if not fits(card):
+                    continue
+                if rank == EIGHT:
+                    plays.extend({"type": "play", "cards": [card], "suit": s} for s in SUITS)
+                else:
+                    plays.append({"type": "play", "cards": [card]})
+            elif any(fits(card) for card in cards):
+                for laid in sub_multisets(cards):
+                    plays.extend(_orders(rank, laid, fits))
         if self.chains and "2" in by_rank and "4" in by_rank:
             # "Lay two of them together to add both": a two and a four, either first.
             for two, four in product(dict.fromkeys(by_rank["2"]), dict.fromkeys(by_rank["4"])):
                 plays.extend(
                     {"type": "play", "cards": [first, last]}
                     for first, last in ((two, four), (four, two))
-                    if self.fits(first)
+                    if fits(first)
                 )
-        return plays
-
-    def _orders(self, rank: str, laid: list[str]) -> list[Action]:
-        """The plays of the cards ``laid`` (one rank, in hand order): one per card that can show."""
-        if rank == EIGHT:
-            # The suit named is what shows, so the order of eights never matters.
-            first = next((card for card in laid if self.fits(card)), None)
-            if first is None:
-                return []
-            cards = [first, *without(laid, first)]
-            return [{"type": "play", "cards": cards, "suit": suit} for suit in SUITS]
-        plays: list[Action] = []
-        for last in dict.fromkeys(laid):
-            rest = without(laid, last)
-            if not rest:
-                if self.fits(last):
-                    plays.append({"type": "play", "cards": [last]})
-                continue
-            first = next((card for card in rest if self.fits(card)), None)
-            if first is not None:
-                plays.append({"type": "play", "cards": [first, *without(rest, first), last]})
         return plays
 
     # -- the contract --------------------------------------------------------
@@ -494,9 +494,9 @@ class DodoState(EightsState):
             chance,
         )
 
-    def _hand_blocked(self, chance: Chance) -> list[Event]:
+    def _hand_blocked(self, chance: Chance, *, repeated: bool = False) -> list[Event]:
         if self.higher_wins:
-            return super()._hand_blocked(chance)
+            return super()._hand_blocked(chance, repeated=repeated)
         scores, caught = deal_scores(self.hands, None)
         summary = {
             "hand": self.hand_no,
@@ -505,7 +505,7 @@ class DodoState(EightsState):
             "black_queens": caught,
             "blocked": True,
         }
-        return self._score(summary, chance)
+        return self._score(summary | ({"repeated": True} if repeated else {}), chance)
 
     def match_over(self) -> bool:
         return max(self.totals) > self.target  # "until somebody goes over"
@@ -528,6 +528,28 @@ class DodoState(EightsState):
             }
         )
         return view
+
+
+def _orders(rank: str, laid: list[str], fits: Callable[[str], bool]) -> list[Action]:
+    """The plays of the cards ``laid`` (one rank, in hand order): one per card that can show."""
+    if rank == EIGHT:
+        # The suit named is what shows, so the order of eights never matters.
+        first = next((card for card in laid if fits(card)), None)
+        if first is None:
+            return []
+        cards = [first, *without(laid, first)]
+        return [{"type": "play", "cards": cards, "suit": suit} for suit in SUITS]
+    plays: list[Action] = []
+    for last in dict.fromkeys(laid):
+        rest = without(laid, last)
+        if not rest:
+            if fits(last):
+                plays.append({"type": "play", "cards": [last]})
+            continue
+        first = next((card for card in rest if fits(card)), None)
+        if first is not None:
+            plays.append({"type": "play", "cards": [first, *without(rest, first), last]})
+    return plays
 
 
 def without(cards: list[str], card: str) -> list[str]:

@@ -242,7 +242,7 @@ FAMILY = (
     ("dodo", 6, {"target": 80, "no_chains": True}),
     ("dodo", 2, {"target": 60, "crazy_eights_scoring": True, "seven_cards": True}),
 )
-FAMILY_PLAYED_TODAY = "c36002ee6d9ca5f60d3e5fe85ddaf28c83ccd889f57afd74cc4067e0bf7f5752"
+FAMILY_PLAYED_TODAY = "395e6dd138e3b8a6b55b0dac5441aa1bdf6c6218d991b38ef4801a70313b80c3"
 
 
 def test_the_family_s_matches_played_today_still_play_the_same() -> None:

@@ -18,7 +18,7 @@ import pytest
 from games.rules import RULESETS, IllegalAction, InvalidOptions
 from games.rules.base import STANDARD_PACK, Event
 from games.rules.chance import SeededChance
-from games.rules.crazy_eights import CrazyEight
+from games.rules.crazy_eights import CrazyEight, hand_value
 from tests.rules import stacked
 from tests.rules.stacked import DRAW, PASS, StackedChance, calls, play
 
@@ -44,7 +44,7 @@ def test_crazy_8_is_in_the_catalogue_as_a_preset_of_the_crazy_eights_engine() ->
     assert (described["id"], described["name"], described["version"]) == (
         "crazy-8",
         "Crazy 8",
-        "crazy-8/1",
+        "crazy-8/2",
     )
     assert (described["min_seats"], described["max_seats"]) == (2, 7)
     options = {option["name"]: option for option in described["options"]}
@@ -947,3 +947,34 @@ def test_last_card_the_window_survives_json_and_is_saved_only_with_the_option() 
     assert loaded.view(None) == state.view(None)
     assert "catchable" not in RULES.new_game(2, {}, StackedChance())[0].to_json()
     assert "catchable" not in RULESETS["crazy-eights"].new_game(2, {}, StackedChance())[0].to_json()
+
+
+def test_a_hand_going_round_in_circles_is_blocked_the_first_time_a_position_comes_back() -> None:
+    # queens_skip at two seats: seat 0 holds nothing that follows a queen or a heart or a
+    # diamond, the stock is empty and the pile is two queens. It draws the queen under the
+    # top (a one-card reshuffle), must play it, skips seat 1, and draws the other back...
+    pile = ["QD", "QH"]
+    rest = [card for card in STANDARD_PACK if card not in pile]
+    stuck = [c for c in rest if c[1] in "CS" and c[0] not in "8Q"]
+    state, _ = arrange([stuck, [c for c in rest if c not in stuck]], pile=pile)
+    state.options["queens_skip"] = True
+    state.skip_ranks = "Q"
+    chance = SeededChance(bytes(32))
+    moves = []
+    while state.hand_no == 1 and not state.is_over:
+        assert len(moves) < 10, moves
+        (seat,) = state.to_act
+        (action,) = state.legal_actions(seat)  # every action is forced
+        moves.append(action)
+        events = state.apply(seat, action, chance)
+    # The arranged start was never recorded, so the first position to come back is the
+    # one after the first draw.
+    assert moves == [DRAW, play("QD"), DRAW, play("QH"), DRAW]
+    over = next(e.public for e in events if e.public["type"] == "hand_over")
+    assert over["blocked"] and over["repeated"]
+    # Scored as any blocked hand, seat 0 holding the queen it drew: the lower count
+    # scores the difference.
+    counts = [hand_value([*stuck, "QD"]), hand_value([c for c in rest if c not in stuck])]
+    low = counts.index(min(counts))
+    assert over["winner"] == low
+    assert over["scores"][low] == max(counts) - min(counts)

@@ -693,7 +693,7 @@ def test_a_special_card_laid_last_goes_out_and_does_nothing_else() -> None:
         assert not {"skip", "reverse", "chain"} & set(kinds(events))
 
 
-# -- The black queen (interpretation 11) -------------------------------------------------
+# -- The black queen (interpretation 12) -------------------------------------------------
 
 
 @pytest.mark.parametrize("queen", ["QS", "QC"])
@@ -801,7 +801,7 @@ def test_going_out_on_a_black_queen_ends_the_deal_with_no_swap() -> None:
     assert state.hand_no == 2 and state.swaps == 0
 
 
-# -- The last card (interpretation 12) -------------------------------------------------------
+# -- The last card (interpretation 13) -------------------------------------------------------
 
 
 def test_a_play_down_to_one_card_is_listed_with_and_without_the_announcement() -> None:
@@ -986,7 +986,7 @@ def test_a_player_who_goes_out_cannot_be_caught() -> None:
     assert "hand_over" in kinds(events) and state.view(None)["catchable"] is None
 
 
-# -- Scoring (interpretation 13) ------------------------------------------------------------
+# -- Scoring (interpretation 14) ------------------------------------------------------------
 
 
 def test_the_cards_left_count_eight_50_court_10_ace_1_others_face_value() -> None:
@@ -1086,7 +1086,7 @@ def test_a_play_between_the_passes_does_not_block_the_deal() -> None:
     assert state.passes == 0 and state.hand_no == 1 and state.to_act == (0,)
 
 
-# -- The end of the match (interpretation 14) ------------------------------------------------
+# -- The end of the match (interpretation 15) ------------------------------------------------
 
 
 def go_out(totals: list[int], options: dict[str, Any] | None = None) -> list[Event]:
@@ -1158,7 +1158,7 @@ def test_off_crazy_eights_scoring_the_fewest_points_win() -> None:
     assert state.higher_wins is True
 
 
-# -- Resignation and missed deadlines (interpretation 17) ----------------------------------
+# -- Resignation and missed deadlines (interpretation 18) ----------------------------------
 
 
 @pytest.mark.parametrize(
@@ -1175,7 +1175,7 @@ def test_a_forfeit_ends_the_match_with_that_seat_last_and_the_others_by_their_to
     assert state.result is not None and state.result["reason"] == "resigned"
 
 
-# -- Two packs (interpretation 16) ----------------------------------------------------------
+# -- Two packs (interpretation 17) ----------------------------------------------------------
 
 
 def test_with_two_packs_a_card_held_twice_is_one_card_in_the_legal_actions() -> None:
