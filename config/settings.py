@@ -33,8 +33,15 @@ DATABASES = {"default": env.db_url("DATABASE_URL", default=DEFAULT_DATABASE_URL)
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(exist_ok=True)
-    # Readers wait for a writer instead of failing at once.
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("timeout", 20)
+    # The one-command run has two writers, the web process and the worker. Readers
+    # wait for a writer instead of failing at once; transactions take the write lock
+    # when they begin (a deferred one that reads and then writes fails at once with
+    # "database is locked" when the other process writes); WAL lets reads go on
+    # while a write does.
+    sqlite = DATABASES["default"].setdefault("OPTIONS", {})
+    sqlite.setdefault("timeout", 20)
+    sqlite.setdefault("transaction_mode", "IMMEDIATE")
+    sqlite.setdefault("init_command", "PRAGMA journal_mode=WAL;")
 
 # The development default is kombu's filesystem transport: an embedded broker
 # that needs no server but still joins the web process to the worker and beat.

@@ -71,3 +71,46 @@ def test_development_starts_with_nothing_set() -> None:
     done = load_settings({})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "development True"
+
+
+CONTENDER = """
+import os, sys
+import django
+django.setup()
+from django.db import connection, transaction
+with connection.cursor() as c:
+    c.execute("CREATE TABLE IF NOT EXISTS tally (n integer)")
+for _ in range(300):
+    with transaction.atomic():  # reads, then writes: the shape of every move and every sweep
+        with connection.cursor() as c:
+            c.execute("SELECT count(*) FROM tally")
+            c.fetchone()
+            c.execute("INSERT INTO tally VALUES (1)")
+print("ok")
+"""
+
+
+def test_the_development_database_takes_two_writers_at_once(tmp_path: Path) -> None:
+    # The one-command run writes from the web process and the worker at once; on SQLite's
+    # defaults a transaction that reads and then writes fails with "database is locked".
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(ROOT),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'contended.sqlite3'}",
+    }
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", CONTENDER],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    for writer in writers:
+        out, err = writer.communicate(timeout=120)
+        assert writer.returncode == 0, err[-2000:]
+        assert out.strip() == "ok"
