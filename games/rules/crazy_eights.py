@@ -712,12 +712,7 @@ class EightsState(GameState):
         self.drawn = None
         self.passes = 0
         self.draws = 0
-        public: dict[str, Any] = {"type": "play", "seat": seat, "card": card}
-        if self.called_suit is not None:
-            public["suit"] = self.called_suit
-        if announce:
-            public["announce"] = True
-        events = [Event(public)]
+        events = [self._play_event(seat, {"card": card}, announce)]
         if not self.hands[seat]:
             events.extend(self._hand_over(seat, chance))
         elif card[0] == "2" and self.twos_draw_two:
@@ -737,6 +732,15 @@ class EightsState(GameState):
         else:
             self.turn = self.next_seat(seat)
         return events
+
+    def _play_event(self, seat: int, laid: dict[str, Any], announce: bool) -> Event:
+        """The public ``play`` event: what was laid, the suit called, the announcement."""
+        public: dict[str, Any] = {"type": "play", "seat": seat, **laid}
+        if self.called_suit is not None:
+            public["suit"] = self.called_suit
+        if announce:
+            public["announce"] = True
+        return Event(public)
 
     def _take_card(self, seat: int, chance: Chance) -> tuple[str, list[Event]]:
         """The top card of the stock into ``seat``'s hand, reshuffling the pile first if need be."""

@@ -412,12 +412,7 @@ class DodoState(EightsState):
                 self.announced.append(seat)
             else:
                 self.catchable = seat
-        public: dict[str, Any] = {"type": "play", "seat": seat, "cards": list(cards)}
-        if self.called_suit is not None:
-            public["suit"] = self.called_suit
-        if announce:
-            public["announce"] = True
-        events = [Event(public)]
+        events = [self._play_event(seat, {"cards": list(cards)}, announce)]
         if not self.hands[seat]:
             return events + self._hand_over(seat, chance)
         rank = last[0]
