@@ -136,6 +136,15 @@ def assert_error(response: Response, status: int, code: str) -> dict[str, Any]:
     return data
 
 
+def keys_of(value: Any) -> set[str]:
+    """Every key of every object in a JSON value, at any depth: to look for secrets by name."""
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in keys_of(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in keys_of(v)}
+    return set()
+
+
 def move(client: APIClient, table_id: int, version: Any, action: Any) -> Response:
     return client.post(
         table_url(table_id, "moves"), {"version": version, "action": action}, format="json"

@@ -446,8 +446,7 @@ class DodoState(EightsState):
                 passed = self.next_seat(passed)
             self.skipped.append(passed)
             events.append(Event({"type": "skip", "seat": passed}))
-        after = self.next_seat(passed)
-        return after
+        return self.next_seat(passed)
 
     def _swap(self, seat: int, other: int) -> list[Event]:
         given, taken = self.hands[seat], self.hands[other]

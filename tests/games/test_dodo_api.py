@@ -45,6 +45,7 @@ from tests.factories import (
     assert_error,
     body,
     client_for,
+    keys_of,
     make_users,
     move,
     seat_clients,
@@ -101,14 +102,6 @@ def is_call(action: dict[str, Any]) -> bool:
 
 def lays_black_queen(action: dict[str, Any]) -> bool:
     return action["type"] == "play" and bool(BLACK_QUEENS & set(action["cards"]))
-
-
-def keys_of(value: Any) -> set[str]:
-    if isinstance(value, dict):
-        return set(value) | {k for v in value.values() for k in keys_of(v)}
-    if isinstance(value, list):
-        return {k for v in value for k in keys_of(v)}
-    return set()
 
 
 def assert_sees_no_other_hand(view: dict[str, Any], state: dict[str, Any]) -> None:

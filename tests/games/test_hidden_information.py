@@ -31,6 +31,7 @@ from tests.factories import (
     TABLES,
     body,
     client_for,
+    keys_of,
     make_users,
     move,
     seat_clients,
@@ -53,14 +54,6 @@ SECRET_KEYS = {
     "history",
     "chance_seq",
 }
-
-
-def keys_of(value: Any) -> set[str]:
-    if isinstance(value, dict):
-        return set(value) | {k for v in value.values() for k in keys_of(v)}
-    if isinstance(value, list):
-        return {k for v in value for k in keys_of(v)}
-    return set()
 
 
 def secrets_of(table: Table) -> list[str]:

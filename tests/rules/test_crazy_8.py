@@ -956,9 +956,8 @@ def test_a_hand_going_round_in_circles_is_blocked_the_first_time_a_position_come
     pile = ["QD", "QH"]
     rest = [card for card in STANDARD_PACK if card not in pile]
     stuck = [c for c in rest if c[1] in "CS" and c[0] not in "8Q"]
-    state, _ = arrange([stuck, [c for c in rest if c not in stuck]], pile=pile)
-    state.options["queens_skip"] = True
-    state.skip_ranks = "Q"
+    hands = [stuck, [c for c in rest if c not in stuck]]
+    state, _ = arrange(hands, pile=pile, options={"queens_skip": True})
     chance = SeededChance(bytes(32))
     moves = []
     while state.hand_no == 1 and not state.is_over:
