@@ -10,6 +10,8 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # The tests talk to a real PostgreSQL; override DATABASE_URL to point elsewhere.
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/fairdeal
+# Throttles count in Redis in the tests, as in production (each xdist worker under its own prefix).
+TEST_CACHE_URL ?= redis://127.0.0.1:6379/1
 
 .PHONY: install run worker test lint bench check-replays clean
 
@@ -33,7 +35,8 @@ run: install
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: install
-	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} FAIRDEAL_ENV=test $(BIN)/pytest -n 2
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} CACHE_URL=$${CACHE_URL:-$(TEST_CACHE_URL)} \
+		FAIRDEAL_ENV=test $(BIN)/pytest -n 2
 
 worker: install
 	$(BIN)/celery -A config worker --beat --loglevel=INFO

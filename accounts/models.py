@@ -1,4 +1,8 @@
-"""What each player wants from us beyond the game itself: for now, which mail."""
+"""What each player wants from us beyond the game itself: which mail, and to which address.
+
+Game mail goes only to an address its owner has proved they read, by following
+the link we sent there (:class:`EmailVerification`).
+"""
 
 from __future__ import annotations
 
@@ -38,8 +42,41 @@ class MailPreferences(models.Model):
         return {kind: getattr(self, kind) for kind in self.KINDS}
 
 
+class EmailVerification(models.Model):
+    """The address a player proved is theirs, and when.
+
+    It counts only while it is still the account's address: a changed address
+    must be verified again before game mail goes to it.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="email_verification"
+    )
+    email = models.EmailField(max_length=254)
+    verified_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.email} verified by user {self.user_id}"
+
+
+def email_verified(user: Any) -> bool:
+    """Whether ``user``'s current e-mail address is verified."""
+    if not user.email:
+        return False
+    try:
+        verification = user.email_verification
+    except EmailVerification.DoesNotExist:
+        return False
+    return verification.email.lower() == user.email.lower()
+
+
 def wants_mail(user: Any, kind: str) -> bool:
-    """Whether ``user`` takes mail of ``kind``, without making a preferences row."""
+    """Whether ``user`` takes mail of ``kind``: a verified address, and the kind not turned off.
+
+    Makes no preferences row.
+    """
+    if not email_verified(user):
+        return False
     try:
         preferences = user.mail_preferences
     except MailPreferences.DoesNotExist:

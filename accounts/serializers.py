@@ -3,28 +3,48 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model, password_validation
-from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
+
+from accounts.names import USERNAME_RULE, is_valid_username, normalize_email, normalize_username
 
 User = get_user_model()
 
 
+class UsernameField(serializers.CharField):
+    """A username in NFKC form, in the username alphabet (:mod:`accounts.names`)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("max_length", 150)
+        kwargs.setdefault("help_text", USERNAME_RULE)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        name = normalize_username(super().to_internal_value(data))
+        if not is_valid_username(name):
+            raise serializers.ValidationError(USERNAME_RULE)
+        return name
+
+
+def check_password_strength(password: str, user: Any, field: str) -> None:
+    """Django's password validators, their messages under ``field``."""
+    try:
+        password_validation.validate_password(password, user)
+    except DjangoValidationError as error:
+        raise serializers.ValidationError({field: list(error.messages)}) from None
+
+
 class RegisterSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
+    username = UsernameField()
     email = serializers.EmailField(max_length=254)
     password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
 
-    def validate_username(self, value: str) -> str:
-        if User.objects.filter(username__iexact=value).exists():
-            raise serializers.ValidationError("that username is taken")
-        return value
+    def validate_email(self, value: str) -> str:
+        return normalize_email(value)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         candidate = User(username=attrs["username"], email=attrs["email"])
-        try:
-            password_validation.validate_password(attrs["password"], candidate)
-        except Exception as error:  # django.core.exceptions.ValidationError
-            raise serializers.ValidationError({"password": list(error.messages)}) from None
+        check_password_strength(attrs["password"], candidate, "password")
         return attrs
 
 
@@ -36,6 +56,7 @@ class TokenRequestSerializer(serializers.Serializer):
 class AccountSerializer(serializers.Serializer):
     username = serializers.CharField()
     email = serializers.EmailField()
+    email_verified = serializers.BooleanField()
     token = serializers.CharField()
 
 
@@ -74,8 +95,30 @@ class MailPreferencesSerializer(StrictSerializer):
 class MeSerializer(serializers.Serializer):
     username = serializers.CharField(read_only=True)
     email = serializers.EmailField(read_only=True)
+    email_verified = serializers.BooleanField(
+        read_only=True, help_text="whether the address is verified: game mail goes only then"
+    )
     mail = MailPreferencesSerializer()
 
 
 class MeUpdateSerializer(StrictSerializer):
     mail = MailPreferencesSerializer(required=True)
+
+
+class PasswordChangeSerializer(StrictSerializer):
+    old_password = serializers.CharField(max_length=128, trim_whitespace=False)
+    new_password = serializers.CharField(max_length=128, trim_whitespace=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        check_password_strength(attrs["new_password"], self.context["user"], "new_password")
+        return attrs
+
+
+class VerifyEmailSerializer(StrictSerializer):
+    token = serializers.CharField(max_length=500, help_text="the token from the mailed link")
+
+
+class VerifiedSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    email = serializers.EmailField()
+    email_verified = serializers.BooleanField()

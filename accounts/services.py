@@ -1,9 +1,27 @@
+"""Accounts: registering, tokens, logging out and changing the password.
+
+Names and addresses are normalised first (:mod:`accounts.names`); the checks
+here give the friendly answer, the database's unique indexes the final one,
+so that simultaneous registrations of one name make exactly one account.
+"""
+
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib.auth import authenticate, get_user_model
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
+from accounts.names import (
+    EMAIL_INDEX,
+    normalize_email,
+    normalize_username,
+    users_named,
+    users_with_email,
+)
+from accounts.throttling import LoginGuard
+from accounts.verification import verification_request
 from config.errors import ServiceError
 
 User = get_user_model()
@@ -14,24 +32,80 @@ class UsernameTaken(ServiceError):
     status = 409
 
 
+class EmailTaken(ServiceError):
+    code = "email_taken"
+    status = 409
+
+
 class BadCredentials(ServiceError):
     code = "bad_credentials"
     status = 400
 
 
+class WrongPassword(ServiceError):
+    code = "wrong_password"
+    status = 400
+
+
+def _username_taken() -> UsernameTaken:
+    return UsernameTaken("That username is taken (names are the same in any case).")
+
+
+def _email_taken() -> EmailTaken:
+    return EmailTaken("That e-mail address belongs to another account.")
+
+
 @transaction.atomic
-def account_register(*, username: str, email: str, password: str) -> tuple[User, Token]:
+def account_register(*, username: str, email: str, password: str) -> tuple[Any, Token]:
+    """A new account, its token, and a verification mail once it has committed."""
+    username, email = normalize_username(username), normalize_email(email)
+    if users_named(username).exists():
+        raise _username_taken()
+    if users_with_email(email).exists():
+        raise _email_taken()
     try:
         with transaction.atomic():
             user = User.objects.create_user(username=username, email=email, password=password)
-    except IntegrityError:
-        raise UsernameTaken("that username is taken") from None
-    return user, Token.objects.create(user=user)
+    except IntegrityError as error:
+        # Someone registered the name or address in the meantime.
+        raise (_email_taken() if EMAIL_INDEX in str(error) else _username_taken()) from None
+    token = Token.objects.create(user=user)
+    verification_request(user=user)
+    return user, token
 
 
-def token_for(*, username: str, password: str) -> Token:
+def token_for(*, username: str, password: str, address: str) -> Token:
+    """The account's token for the right password; refused while its logins are locked."""
+    guard = LoginGuard(username=username, address=address)
+    guard.admit()
     user = authenticate(username=username, password=password)
     if user is None:
-        raise BadCredentials("that username and password do not match an account")
+        guard.failed()
+        raise BadCredentials("That username and password do not match an account.")
+    guard.succeeded()
     token, _ = Token.objects.get_or_create(user=user)
     return token
+
+
+def token_revoke(*, user: Any) -> None:
+    """Log out: the account's token stops working."""
+    Token.objects.filter(user=user).delete()
+
+
+@transaction.atomic
+def password_change(*, user: Any, old_password: str, new_password: str, address: str) -> Token:
+    """Set a new password (already validated); the old token is revoked, a new one returned.
+
+    The old password is guessed under the same guard as logging in.
+    """
+    guard = LoginGuard(username=user.get_username(), address=address)
+    guard.admit()
+    if not user.check_password(old_password):
+        guard.failed()
+        raise WrongPassword("The old password is not your current password.")
+    guard.succeeded()
+    user.set_password(new_password)
+    user.save(update_fields=["password"])
+    Token.objects.filter(user=user).delete()
+    return Token.objects.create(user=user)
+

@@ -1,43 +1,70 @@
 from __future__ import annotations
 
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import logout, update_session_auth_hash
+from django.core.cache import cache
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_http_methods
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from accounts.models import MailPreferences
+from accounts.models import MailPreferences, email_verified
 from accounts.serializers import (
     AccountSerializer,
     MeSerializer,
     MeUpdateSerializer,
+    PasswordChangeSerializer,
     RegisterSerializer,
     TokenRequestSerializer,
     TokenSerializer,
+    VerifiedSerializer,
+    VerifyEmailSerializer,
 )
-from accounts.services import account_register, token_for
+from accounts.services import account_register, password_change, token_for, token_revoke
+from accounts.verification import email_verify, user_for_token, verification_request
+from config.errors import ServiceError
+from config.throttling import AddressRateThrottle, TooManyRequests, client_address
 
 
 class PublicAccountsView(APIView):
-    """Open to anybody, so throttled per client: registering and asking for a token."""
+    """Open to anybody, so every request counts against its address (``FAIRDEAL_ACCOUNTS_RATE``)."""
 
     permission_classes = [AllowAny]
     authentication_classes: list = []
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [AddressRateThrottle]
     throttle_scope = "accounts"
+
+    def throttled(self, request: Request, wait: float | None) -> None:
+        raise TooManyRequests(wait=wait)
 
 
 class RegisterView(PublicAccountsView):
     @extend_schema(request=RegisterSerializer, responses={201: AccountSerializer})
     def post(self, request: Request) -> Response:
-        """Create an account; the answer carries its API token."""
+        """Create an account; the answer carries its API token, and a link goes to the address.
+
+        A username is 3 to 30 ASCII letters, digits, `_` and `-`, the same in any case:
+        a name or address taken in any case is refused with 409 (`username_taken`,
+        `email_taken`). Game mail goes only once the address is verified.
+        """
         serializer = RegisterSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         user, token = account_register(**serializer.validated_data)
         return Response(
-            {"username": user.username, "email": user.email, "token": token.key},
+            {
+                "username": user.username,
+                "email": user.email,
+                "email_verified": False,
+                "token": token.key,
+            },
             status=status.HTTP_201_CREATED,
         )
 
@@ -45,11 +72,79 @@ class RegisterView(PublicAccountsView):
 class TokenView(PublicAccountsView):
     @extend_schema(request=TokenRequestSerializer, responses={200: TokenSerializer})
     def post(self, request: Request) -> Response:
-        """A token for `Authorization: Token <key>`."""
+        """A token for `Authorization: Token <key>`; the username in any case.
+
+        After repeated failures the account is locked for a growing time, and an
+        address that fails too often is refused: 429 `throttled`, with `Retry-After`.
+        """
         serializer = TokenRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        token = token_for(**serializer.validated_data)
+        token = token_for(**serializer.validated_data, address=client_address(request))
         return Response({"token": token.key})
+
+
+class LogoutView(APIView):
+    @extend_schema(request=None, responses={204: None})
+    def post(self, request: Request) -> Response:
+        """Revoke the caller's token (and end a browser session)."""
+        token_revoke(user=request.user)
+        if request.session.session_key:
+            logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PasswordView(APIView):
+    @extend_schema(request=PasswordChangeSerializer, responses={200: TokenSerializer})
+    def post(self, request: Request) -> Response:
+        """Change the password; the old token stops working and the answer carries a new one."""
+        serializer = PasswordChangeSerializer(data=request.data, context={"user": request.user})
+        serializer.is_valid(raise_exception=True)
+        token = password_change(
+            user=request.user, **serializer.validated_data, address=client_address(request)
+        )
+        if request.session.session_key:
+            update_session_auth_hash(request._request, request.user)
+        return Response({"token": token.key})
+
+
+class VerifyEmailView(PublicAccountsView):
+    @extend_schema(request=VerifyEmailSerializer, responses={200: VerifiedSerializer})
+    def post(self, request: Request) -> Response:
+        """Verify an address with the token from the mailed link (400 `invalid_link`, `link_expired`)."""
+        serializer = VerifyEmailSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = email_verify(token=serializer.validated_data["token"])
+        return Response({"username": user.username, "email": user.email, "email_verified": True})
+
+
+class AlreadyVerified(ServiceError):
+    code = "already_verified"
+    status = 409
+
+
+class NoAddress(ServiceError):
+    code = "no_email"
+    status = 409
+
+
+class ResendVerificationView(APIView):
+    @extend_schema(request=None, responses={202: VerifiedSerializer})
+    def post(self, request: Request) -> Response:
+        """Mail a new verification link to my address (at most one a minute)."""
+        user = request.user
+        if not user.email:
+            raise NoAddress("The account has no e-mail address to verify.")
+        if email_verified(user):
+            raise AlreadyVerified("Your e-mail address is verified already.")
+        wait = settings.FAIRDEAL_VERIFY_EMAIL_RESEND_SECONDS
+        if not cache.add(f"verify-email:resend:{user.pk}", 1, timeout=wait):
+            raise TooManyRequests(wait=wait)
+        with transaction.atomic():
+            verification_request(user=user)
+        return Response(
+            {"username": user.username, "email": user.email, "email_verified": False},
+            status=status.HTTP_202_ACCEPTED,
+        )
 
 
 class MeView(APIView):
@@ -59,12 +154,17 @@ class MeView(APIView):
     def _answer(request: Request, preferences: MailPreferences) -> Response:
         user = request.user
         return Response(
-            {"username": user.username, "email": user.email, "mail": preferences.as_json()}
+            {
+                "username": user.username,
+                "email": user.email,
+                "email_verified": email_verified(user),
+                "mail": preferences.as_json(),
+            }
         )
 
     @extend_schema(responses={200: MeSerializer})
     def get(self, request: Request) -> Response:
-        """Who I am, and which mail I get."""
+        """Who I am, whether my address is verified, and which mail I get."""
         return self._answer(request, MailPreferences.for_user(request.user))
 
     @extend_schema(request=MeUpdateSerializer, responses={200: MeSerializer})
@@ -79,3 +179,27 @@ class MeView(APIView):
         if changes:
             preferences.save(update_fields=list(changes))
         return self._answer(request, preferences)
+
+
+# -- the page the mailed link opens ---------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def verify_email_page(request: HttpRequest, token: str) -> HttpResponse:
+    """The mailed link: a page asking to confirm (GET), which then verifies (POST).
+
+    Opening the link changes nothing, so that a mail scanner that follows every
+    link cannot verify an address for someone who never asked.
+    """
+    context: dict[str, Any] = {"token": token}
+    try:
+        if request.method == "POST":
+            context["user"] = email_verify(token=token)
+            context["verified"] = True
+        else:
+            context["user"] = user_for_token(token)
+            context["verified"] = email_verified(context["user"])
+    except ServiceError as error:
+        context["error"] = error.message
+        return render(request, "accounts/verify_email.html", context, status=400)
+    return render(request, "accounts/verify_email.html", context)

@@ -7,10 +7,13 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from config.parsers import WORDED
 from games.rules import RulesError
 
 logger = logging.getLogger(__name__)
@@ -41,16 +44,40 @@ _DRF_CODES = {
 }
 
 
+# Errors quote what the client sent (an unknown field's name, a choice that is not one)
+# only so far: never a whole body back.
+LONGEST_NAME = 40
+LONGEST_MESSAGE = 200
+
+
+def _bounded(text: str, limit: int = LONGEST_MESSAGE) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _bounded_fields(detail: Any) -> Any:
+    """A DRF error detail with every field name and message cut to length."""
+    if isinstance(detail, dict):
+        return {
+            _bounded(str(field), LONGEST_NAME): _bounded_fields(value)
+            for field, value in detail.items()
+        }
+    if isinstance(detail, list):
+        return [_bounded_fields(value) for value in detail]
+    return _bounded(str(detail))
+
+
 def _sentence(detail: Any) -> str:
     """The first message in a DRF error detail, as a sentence."""
     if isinstance(detail, dict):
         for field, value in detail.items():
             message = _sentence(value)
-            return message if field in ("non_field_errors", "detail") else f"{field}: {message}"
+            if field in ("non_field_errors", "detail"):
+                return message
+            return f"{_bounded(str(field), LONGEST_NAME)}: {message}"
         return "The request is invalid."
     if isinstance(detail, list):
         return _sentence(detail[0]) if detail else "The request is invalid."
-    return str(detail)
+    return _bounded(str(detail))
 
 
 def error_body(code: str, detail: str, **extra: Any) -> dict[str, Any]:
@@ -58,6 +85,12 @@ def error_body(code: str, detail: str, **extra: Any) -> dict[str, Any]:
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    request = context.get("request")
+    if request is not None and _is_api(request):
+        # An error under /api/ is JSON whatever the view renders: the docs page's
+        # template or the schema's YAML have no way to say what went wrong.
+        request.accepted_renderer = JSONRenderer()
+        request.accepted_media_type = JSONRenderer.media_type
     if isinstance(exc, ServiceError):
         return Response(error_body(exc.code, exc.message), status=exc.status)
     if isinstance(exc, RulesError):
@@ -78,10 +111,10 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         return None
     code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
     body = error_body(code, _sentence(response.data))
-    if isinstance(exc, exceptions.ParseError):
+    if isinstance(exc, exceptions.ParseError) and exc.get_codes() != WORDED:
         body["detail"] = "The request body is not valid JSON."
     if isinstance(exc, exceptions.ValidationError) and isinstance(response.data, dict):
-        body["fields"] = response.data
+        body["fields"] = _bounded_fields(response.data)
     response.data = body
     return response
 
@@ -90,9 +123,26 @@ def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
 
 
+@csrf_exempt  # nothing is here to protect: a POST must get the 404, not a CSRF page
 def api_not_found(request: HttpRequest, path: str = "") -> HttpResponse:
-    """Any unknown address under /api/: a JSON 404, in development too."""
+    """Any unknown address under /api/, by any method: a JSON 404, in development too."""
     return JsonResponse(error_body("not_found", "There is nothing at this address."), status=404)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """``CSRF_FAILURE_VIEW``: JSON under /api/, Django's own page elsewhere."""
+    if _is_api(request):
+        return JsonResponse(
+            error_body(
+                "csrf_failed",
+                "The request was refused: a browser session must send its CSRF token; "
+                "API clients authenticate with a token instead.",
+            ),
+            status=403,
+        )
+    from django.views.csrf import csrf_failure as page_csrf_failure
+
+    return page_csrf_failure(request, reason)
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -2,21 +2,33 @@
 
 ``FAIRDEAL_ENV`` is ``development`` (the default: SQLite, an in-memory broker,
 a development secret key), ``test`` or ``production``. Production refuses to
-start on any development default: it needs ``SECRET_KEY``, ``DATABASE_URL``
-(PostgreSQL), ``ALLOWED_HOSTS`` and ``CELERY_BROKER_URL`` from the environment.
+start on any development default or anything unsafe: it needs ``SECRET_KEY``,
+``DATABASE_URL`` (PostgreSQL), ``ALLOWED_HOSTS``, ``CELERY_BROKER_URL``, the
+signing key, real mail and an https ``FAIRDEAL_BASE_URL`` from the environment.
+``docs/deploy.md`` lists them all, with what is refused and why.
 """
 
+import ipaddress
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
+from csp.constants import NONE, SELF
+from django.core.checks.security.base import (
+    SECRET_KEY_INSECURE_PREFIX,
+    SECRET_KEY_MIN_LENGTH,
+    SECRET_KEY_MIN_UNIQUE_CHARACTERS,
+)
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = BASE_DIR / "var"
 
 env = environ.Env()
 if (BASE_DIR / ".env").is_file():
     env.read_env(BASE_DIR / ".env")
+# Where the embedded defaults keep their files (the SQLite database, the filesystem
+# broker, the development signing key); production needs none of them.
+VAR_DIR = Path(env.str("FAIRDEAL_VAR_DIR", default=str(BASE_DIR / "var")))
 
 FAIRDEAL_ENV = env.str("FAIRDEAL_ENV", default="development")
 if FAIRDEAL_ENV not in ("development", "test", "production"):
@@ -32,7 +44,7 @@ DEFAULT_DATABASE_URL = f"sqlite:///{VAR_DIR / 'fairdeal.sqlite3'}"
 DATABASES = {"default": env.db_url("DATABASE_URL", default=DEFAULT_DATABASE_URL)}
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    VAR_DIR.mkdir(exist_ok=True)
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
     # The one-command run has two writers, the web process and the worker. Readers
     # wait for a writer instead of failing at once; transactions take the write lock
     # when they begin (a deferred one that reads and then writes fails at once with
@@ -56,11 +68,32 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "processed_folder": str(_broker_dir / "processed"),
         "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
+        # A transport without push polls its folder; kombu's default of once a second
+        # delivered about one task a second (bench/broker.py measures the rate).
+        "polling_interval": env.float("FAIRDEAL_BROKER_POLL_SECONDS", default=0.01),
     }
+else:
+    # A publish (the wake-up after a commit) waits for no broker for long.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2}
 # Tests run tasks inline unless they start a real worker themselves.
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=FAIRDEAL_ENV == "test")
 CELERY_TASK_IGNORE_RESULT = True
-CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# Beat keeps no schedule file: every entry runs every few seconds, so there is nothing
+# worth remembering across a restart, and no file or folder that can be missing.
+CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
+# Beat's periodic work has a queue of its own, which every worker consumes beside the
+# default one (kombu takes from each queue in turn): no backlog holds a sweep back.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = {"celery": {}, "periodic": {}}
+CELERY_TASK_ROUTES = {
+    "games.sweep_deadlines": {"queue": "periodic"},
+    "games.send_reminders": {"queue": "periodic"},
+    "games.drain_outbox": {"queue": "periodic"},
+    "games.purge_outbox": {"queue": "periodic"},
+    "games.expire_open_tables": {"queue": "periodic"},
+}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -72,6 +105,46 @@ FAIRDEAL_SIGNING_KEY = env.str("FAIRDEAL_SIGNING_KEY", default="")
 FAIRDEAL_SIGNING_KEY_FILE = env.str("FAIRDEAL_SIGNING_KEY_FILE", default="")
 FAIRDEAL_DEVELOPMENT_KEY_FILE = VAR_DIR / "development-signing-key.pem"
 
+# Links in mail point here.
+FAIRDEAL_BASE_URL = env.str("FAIRDEAL_BASE_URL", default="http://127.0.0.1:8000")
+# Mail: printed to the console in development; an SMTP URL (EMAIL_URL) in production.
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))
+if "EMAIL_URL" in env:
+    globals().update(env.email_url("EMAIL_URL"))  # EMAIL_HOST, EMAIL_PORT, EMAIL_USE_TLS...
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Fairdeal <fairdeal@localhost>")
+
+# HTTPS, on by default in production. A proxy or load balancer that already redirects
+# to https and sends HSTS itself may have them turned off here (docs/deploy.md).
+SECURE_SSL_REDIRECT = env.bool("FAIRDEAL_SSL_REDIRECT", default=PRODUCTION)
+ONE_YEAR = 365 * 24 * 3600
+SECURE_HSTS_SECONDS = env.int("FAIRDEAL_HSTS_SECONDS", default=ONE_YEAR if PRODUCTION else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("FAIRDEAL_HSTS_INCLUDE_SUBDOMAINS", default=PRODUCTION)
+# A load balancer checks the health endpoint over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
+# HSTS preload (security.W021) asks browsers to hard-code https for the domain and
+# every subdomain, and is slow to undo: the site's owner decides it, not these settings.
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
+# X-Forwarded-Proto is a header anyone can send: it is believed only when the operator
+# says a proxy in front of every request sets it (and overwrites what a client sent).
+FAIRDEAL_TRUST_FORWARDED_PROTO = env.bool("FAIRDEAL_TRUST_FORWARDED_PROTO", default=False)
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https") if FAIRDEAL_TRUST_FORWARDED_PROTO else None
+)
+
+
+def is_local_host(host: str | None) -> bool:
+    """Whether a URL's host is this machine: localhost, 127.0.0.0/8, ::1, 0.0.0.0 or none."""
+    if not host:
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        host = host.rstrip(".").lower()
+        return host == "localhost" or host.endswith(".localhost")
+    return address.is_loopback or address.is_unspecified
+
+
 if PRODUCTION:
     problems = []
     if not FAIRDEAL_SIGNING_KEY and not (
@@ -80,8 +153,17 @@ if PRODUCTION:
         problems.append(
             "FAIRDEAL_SIGNING_KEY or FAIRDEAL_SIGNING_KEY_FILE must give the record signing key"
         )
-    if SECRET_KEY == DEVELOPMENT_SECRET_KEY or len(SECRET_KEY) < 32:
-        problems.append("SECRET_KEY must be set to a long random value")
+    # Django's own deploy check (security.W009) would only warn; production refuses.
+    if (
+        SECRET_KEY == DEVELOPMENT_SECRET_KEY
+        or len(SECRET_KEY) < SECRET_KEY_MIN_LENGTH
+        or len(set(SECRET_KEY)) < SECRET_KEY_MIN_UNIQUE_CHARACTERS
+        or SECRET_KEY.startswith(SECRET_KEY_INSECURE_PREFIX)
+    ):
+        problems.append(
+            f"SECRET_KEY must be set to a long random value (at least {SECRET_KEY_MIN_LENGTH}"
+            f" characters, {SECRET_KEY_MIN_UNIQUE_CHARACTERS} of them different)"
+        )
     if DEBUG:
         problems.append("DEBUG must be off")
     if (
@@ -89,16 +171,37 @@ if PRODUCTION:
         or DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql"
     ):
         problems.append("DATABASE_URL must name a PostgreSQL database")
-    if "ALLOWED_HOSTS" not in env:
+    if "ALLOWED_HOSTS" not in env or not ALLOWED_HOSTS:
         problems.append("ALLOWED_HOSTS must be set")
+    elif any(not host.strip("*.") for host in ALLOWED_HOSTS):
+        # "*" lets any Host header through, and with it poisoned links in mail.
+        problems.append("ALLOWED_HOSTS must name the hosts, not a wildcard such as *")
+    # The console, locmem and dummy backends never deliver: players would miss their
+    # turns and deadlines. SMTP (EMAIL_URL), the file backend and any other backend
+    # are explicit choices that keep every message.
+    if EMAIL_BACKEND in {
+        f"django.core.mail.backends.{name}.EmailBackend" for name in ("console", "locmem", "dummy")
+    }:
+        problems.append(
+            "EMAIL_URL (or EMAIL_BACKEND) must deliver mail:"
+            " not the console, locmem or dummy backend"
+        )
+    # Links in mail must reach players: https, and not this machine.
+    base_url = urlsplit(FAIRDEAL_BASE_URL)
+    if base_url.scheme != "https" or is_local_host(base_url.hostname):
+        problems.append(
+            "FAIRDEAL_BASE_URL must be the site's public https address, not http or localhost"
+        )
     if (
         CELERY_BROKER_URL.split("://")[0] in ("memory", "filesystem")
         or "CELERY_BROKER_URL" not in env
     ):
         problems.append("CELERY_BROKER_URL must name a real broker")
+    # Throttle counters must be shared by every web process (accounts block below).
+    if not env.str("CACHE_URL", default="").startswith(("redis://", "rediss://")):
+        problems.append("CACHE_URL must name Redis (redis:// or rediss://), shared by every process")
     if problems:
         raise ImproperlyConfigured("production settings refused: " + "; ".join(problems))
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -114,6 +217,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "csp",
     "accounts",
     "games",
     "leaderboard",
@@ -122,6 +226,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -132,7 +237,25 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
+# The Content-Security-Policy, in every environment so that development meets it first:
+# everything from this site, nothing inline (no <script> or <style> in a page, no
+# style="" attribute), never framed. Swagger UI draws its icons as data: images.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
 ROOT_URLCONF = "config.urls"
+# A CSRF refusal under /api/ is JSON like every other API error.
+CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
 WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
@@ -164,8 +287,22 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=VAR_DIR / "static")
-# Outside production, static files (the API docs page's) are served from the apps directly.
+# The site's own assets, beside templates/; the apps bring theirs (Swagger UI's, the admin's).
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# Outside production, static files are served from where they lie, with no collectstatic.
+# Production serves only what `manage.py collectstatic` gathered into STATIC_ROOT, under
+# names that carry a hash of their content, so they can be cached for ever.
 WHITENOISE_USE_FINDERS = not PRODUCTION
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            if PRODUCTION
+            else "django.contrib.staticfiles.storage.StaticFilesStorage"
+        ),
+    },
+}
 if not PRODUCTION:
     Path(STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -179,28 +316,24 @@ FAIRDEAL_MIN_DEADLINE_SECONDS = env.int("FAIRDEAL_MIN_DEADLINE_SECONDS", default
 FAIRDEAL_MAX_DEADLINE_SECONDS = env.int("FAIRDEAL_MAX_DEADLINE_SECONDS", default=7 * 24 * 3600)
 # A reminder mail goes out when this share of a move's time is left.
 FAIRDEAL_REMINDER_SHARE = env.float("FAIRDEAL_REMINDER_SHARE", default=0.25)
-# Links in mail point here.
-FAIRDEAL_BASE_URL = env.str("FAIRDEAL_BASE_URL", default="http://127.0.0.1:8000")
-# Mail: printed to the console in development; an SMTP URL (EMAIL_URL) in production.
-EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
-EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))
-if "EMAIL_URL" in env:
-    globals().update(env.email_url("EMAIL_URL"))  # EMAIL_HOST, EMAIL_PORT, EMAIL_USE_TLS...
-DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Fairdeal <fairdeal@localhost>")
+# The lobby: how many open tables one account may host at once, and how long a table
+# may wait for players before it expires (cancelled, its seed never used).
+FAIRDEAL_MAX_OPEN_TABLES = env.int("FAIRDEAL_MAX_OPEN_TABLES", default=10)
+FAIRDEAL_OPEN_TABLE_SECONDS = env.int("FAIRDEAL_OPEN_TABLE_SECONDS", default=7 * 24 * 3600)
 # How often Celery beat sweeps for passed deadlines, in seconds.
 FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=5.0)
+# The health endpoint reports beat dead or silent when the last completed sweep is
+# older than this many intervals (and never less than ten seconds).
+FAIRDEAL_HEALTH_SWEEP_INTERVALS = env.float("FAIRDEAL_HEALTH_SWEEP_INTERVALS", default=4.0)
+# No entry expires: a sweep that waited behind other work still runs (two at once are
+# safe), since dropping a late sweep is how a deadline went unenforced.
 CELERY_BEAT_SCHEDULE = {
-    "sweep-deadlines": {
-        "task": "games.sweep_deadlines",
-        "schedule": FAIRDEAL_SWEEP_SECONDS,
-        # A sweep that waited longer than the interval is replaced by the next one.
-        "options": {"expires": FAIRDEAL_SWEEP_SECONDS},
-    },
-    "send-reminders": {
-        "task": "games.send_reminders",
-        "schedule": FAIRDEAL_SWEEP_SECONDS,
-        "options": {"expires": FAIRDEAL_SWEEP_SECONDS},
-    },
+    "sweep-deadlines": {"task": "games.sweep_deadlines", "schedule": FAIRDEAL_SWEEP_SECONDS},
+    "send-reminders": {"task": "games.send_reminders", "schedule": FAIRDEAL_SWEEP_SECONDS},
+    # Work a commit left in the outbox whose wake-up was lost (a broker outage).
+    "drain-outbox": {"task": "games.drain_outbox", "schedule": FAIRDEAL_SWEEP_SECONDS},
+    "purge-outbox": {"task": "games.purge_outbox", "schedule": 3600.0},
+    "expire-open-tables": {"task": "games.expire_open_tables", "schedule": 60.0},
 }
 
 REST_FRAMEWORK = {
@@ -213,9 +346,35 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["config.parsers.StrictJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
+    "DEFAULT_METADATA_CLASS": "config.metadata.JSONMetadata",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "DEFAULT_THROTTLE_RATES": {"accounts": env.str("FAIRDEAL_ACCOUNTS_RATE", default="60/min")},
 }
+
+# -- Accounts: the shared cache, throttles, usernames and e-mail verification -----------
+# Throttles count in the cache (config/throttling.py), so every web process must share
+# it: Redis in production, which refuses anything else. The one-command run has a single
+# web process, and local memory counts atomically within it (the database cache would
+# not help: its incr is a read and then a write, not atomic across processes either).
+CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
+if FAIRDEAL_ENV == "test":
+    # pytest-xdist's workers share one Redis database: each counts under its own prefix.
+    CACHES["default"]["KEY_PREFIX"] = "test-" + env.str("PYTEST_XDIST_WORKER", default="main")
+# How many proxies stand in front of us, each appending to X-Forwarded-For. With 0 the
+# client is REMOTE_ADDR and the header is ignored; a forged header never counts.
+FAIRDEAL_TRUSTED_PROXIES = env.int("FAIRDEAL_TRUSTED_PROXIES", default=0)
+REST_FRAMEWORK["NUM_PROXIES"] = FAIRDEAL_TRUSTED_PROXIES
+# Logging in: after this many failures an account is locked for 2, 4, 8... seconds after
+# each further one, never longer than the cap; failures are forgotten after a day without
+# one, or at once on success. An address may fail this often, whatever the accounts.
+FAIRDEAL_LOGIN_FREE_FAILURES = env.int("FAIRDEAL_LOGIN_FREE_FAILURES", default=5)
+FAIRDEAL_LOGIN_MAX_LOCK_SECONDS = env.int("FAIRDEAL_LOGIN_MAX_LOCK_SECONDS", default=15 * 60)
+FAIRDEAL_LOGIN_FAILURE_MEMORY_SECONDS = 24 * 3600
+FAIRDEAL_LOGIN_ADDRESS_RATE = env.str("FAIRDEAL_LOGIN_ADDRESS_RATE", default="30/hour")
+AUTHENTICATION_BACKENDS = ["accounts.backends.CaseInsensitiveModelBackend"]
+# E-mail verification links work this long; a new one may be asked for this often.
+FAIRDEAL_VERIFY_EMAIL_MAX_AGE = env.int("FAIRDEAL_VERIFY_EMAIL_MAX_AGE", default=3 * 24 * 3600)
+FAIRDEAL_VERIFY_EMAIL_RESEND_SECONDS = 60
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Fairdeal API",
@@ -228,6 +387,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # No badge from validator.swagger.io: every asset is served by Fairdeal.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
 }

@@ -42,6 +42,7 @@ def verify_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "table": table,
         "seats": table.seats.select_related("user").order_by("number"),
         "finished": finished,
+        "cancelled": table.status == Table.Status.CANCELLED,
         "placings": placings,
         "contributions": contributions,
         "server_seed": bytes(table.server_seed).hex() if finished else None,

@@ -1,4 +1,9 @@
-"""A table's record: public parts while it runs, the signed whole once it has ended."""
+"""A table's record: public parts while it runs, the signed whole once it has ended.
+
+A table cancelled before its game started (by its host, or expired) never has a
+signed record: nothing was dealt, so there is nothing to check, and its server
+seed, never used, stays secret like that of any table without a record.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from fairplay.services import contributions_of, receipt_view
 from fairplay.signing import key_id, sign
 from games.models import Move, Table
 from games.rules.chance import DERIVATION_VERSION
-from games.selectors import iso
+from games.selectors import cancelled_view, iso
 
 
 def _seats(table: Table) -> list[dict[str, Any]]:
@@ -48,6 +53,7 @@ def public_record(table: Table) -> dict[str, Any]:
         "contributions": [receipt_view(c) for c in contributions_of(table)],
         "created_at": iso(table.created_at),
         "started_at": iso(table.started_at),
+        "cancelled": cancelled_view(table),
     }
 
 

@@ -18,6 +18,8 @@ class Table(models.Model):
         OPEN = "open", "waiting for players"
         PLAYING = "playing", "playing"
         FINISHED = "finished", "finished"
+        # Ended before its game started: by its host, or expired unjoined (``end_reason``).
+        CANCELLED = "cancelled", "cancelled"
 
     game = models.CharField(max_length=32)
     ruleset_version = models.CharField(max_length=64)
@@ -44,6 +46,7 @@ class Table(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -54,10 +57,14 @@ class Table(models.Model):
                 name="table_playing_deadline",
                 condition=Q(status="playing"),
             ),
+            # The lobby's order (oldest first) and the expiry of tables nobody joined.
+            models.Index(
+                fields=["created_at", "id"], name="table_open_age", condition=Q(status="open")
+            ),
         ]
         constraints = [
             models.CheckConstraint(
-                condition=Q(status__in=["open", "playing", "finished"]),
+                condition=Q(status__in=["open", "playing", "finished", "cancelled"]),
                 name="table_status_known",
             ),
             models.CheckConstraint(
@@ -74,9 +81,22 @@ class Table(models.Model):
                 name="finished_table_has_result",
             ),
             models.CheckConstraint(
-                condition=Q(status="open")
+                condition=Q(status__in=["open", "cancelled"])
                 | Q(state__isnull=False, started_at__isnull=False, game_seed__isnull=False),
                 name="started_table_has_state",
+            ),
+            # A cancelled table never started: no deal, no seed mixed, no result.
+            models.CheckConstraint(
+                condition=~Q(status="cancelled")
+                | Q(
+                    cancelled_at__isnull=False,
+                    end_reason__in=["cancelled", "expired"],
+                    started_at__isnull=True,
+                    game_seed__isnull=True,
+                    state__isnull=True,
+                    result__isnull=True,
+                ),
+                name="cancelled_table_never_started",
             ),
             models.CheckConstraint(
                 condition=~Q(status="playing") | Q(result__isnull=True),
@@ -207,3 +227,47 @@ class Notice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} mail to user {self.user_id} about table {self.table_id}"
+
+
+class OutboxItem(models.Model):
+    """Work that follows a commit (mail now, ratings later), written in the same transaction.
+
+    The row commits with the move that asked for it, or not at all; the worker
+    and beat drain it afterwards (:mod:`games.outbox`). An item is claimed for a
+    lease by moving ``due_at`` forward, so that a worker that dies half way
+    leaves it to be tried again; a failure moves ``due_at`` further, with
+    backoff. ``done_at`` marks it done; nothing is ever dropped.
+    """
+
+    kind = models.CharField(max_length=64)
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # When the item may next be tried: now, after a failure's backoff, or after a lease.
+    due_at = models.DateTimeField()
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    done_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["due_at", "id"]
+        indexes = [
+            models.Index(
+                fields=["due_at", "id"], name="outbox_pending", condition=Q(done_at__isnull=True)
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"outbox item {self.pk} ({self.kind})"
+
+
+class Heartbeat(models.Model):
+    """When a piece of periodic work last completed: the sweep, the outbox drain.
+
+    The health endpoint reads it, so that a dead or silent beat shows.
+    """
+
+    name = models.CharField(max_length=32, unique=True)
+    at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.at:%Y-%m-%d %H:%M:%S}"

@@ -14,6 +14,7 @@ result and links. The verify page shows the seed to whoever follows the link.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -25,6 +26,7 @@ from django.utils import timezone
 from django.utils.timesince import timeuntil
 
 from accounts.models import wants_mail
+from games import outbox
 from games.models import Move, Notice, Seat, Table
 from games.rules import find_ruleset
 from games.rules.base import RESIGNED, TIMEOUT
@@ -52,25 +54,35 @@ def _claim(user: Any, table: Table, kind: str, deadline: datetime | None = None)
         return None
 
 
-def _send(notice: Notice, subject: str, body: str) -> bool:
+class MailNotSent(Exception):
+    """Some mail could not be sent now; the outbox tries the item again later."""
+
+
+SENT, SKIPPED, FAILED = "sent", "skipped", "failed"
+
+
+def _send(notice: Notice, subject: str, body: str) -> str:
     """Send a claimed mail; if sending fails, give the claim back so a later run may retry."""
     try:
         send_mail(subject, body, None, [notice.user.email])
     except Exception:
         logger.exception("could not send %s", notice)
         notice.delete()
-        return False
+        return FAILED
     Notice.objects.filter(pk=notice.pk).update(sent_at=timezone.now())
-    return True
+    return SENT
 
 
-def _deliver(user: Any, table: Table, kind: str, deadline: datetime | None, mail: Any) -> bool:
-    """Claim, then send: ``mail()`` gives (subject, body) and runs only for the claimant."""
+def _deliver(user: Any, table: Table, kind: str, deadline: datetime | None, mail: Any) -> str:
+    """Claim, then send: ``mail()`` gives (subject, body) and runs only for the claimant.
+
+    Returns SENT, SKIPPED (not wanted, or somebody else's claim) or FAILED.
+    """
     if not user.email or not wants_mail(user, kind):
-        return False
+        return SKIPPED
     notice = _claim(user, table, kind, deadline)
     if notice is None:
-        return False
+        return SKIPPED
     subject, body = mail()
     return _send(notice, subject, body)
 
@@ -78,8 +90,28 @@ def _deliver(user: Any, table: Table, kind: str, deadline: datetime | None, mail
 # -- the services -------------------------------------------------------------------
 
 
+NOTIFY = "games.notify"
+
+
+@outbox.handler(NOTIFY)
+def notify_or_retry(table_id: int) -> int:
+    """The outbox's handler: mail what the table asks for; raise if any mail must be retried.
+
+    The mails that went are claimed, so the retry sends only those that did not.
+    """
+    outcomes = _notify(table_id)
+    if outcomes[FAILED]:
+        raise MailNotSent(f"{outcomes[FAILED]} mail(s) about table {table_id} could not be sent")
+    return outcomes[SENT]
+
+
 def notify(table_id: int, *, now: datetime | None = None) -> int:
-    """Mail what the table, as it is now, asks for; returns how many mails went out.
+    """Mail what the table, as it is now, asks for; returns how many mails went out."""
+    return _notify(table_id, now=now)[SENT]
+
+
+def _notify(table_id: int, *, now: datetime | None = None) -> Counter[str]:
+    """Mail what the table, as it is now, asks for; counts what happened to each mail.
 
     Safe to call any number of times, late or at once: whatever was already
     claimed is skipped. A seat that has just acted and owes the next step of
@@ -87,14 +119,14 @@ def notify(table_id: int, *, now: datetime | None = None) -> int:
     """
     now = now or timezone.now()
     table = Table.objects.filter(pk=table_id).first()
+    outcomes: Counter[str] = Counter()
     if table is None:
-        return 0
+        return outcomes
     seats = list(
         table.seats.filter(user__isnull=False)
         .select_related("user", "user__mail_preferences")
         .order_by("number")
     )
-    sent = 0
     if table.status == Table.Status.PLAYING:
         last = table.moves.order_by("-seq").values("kind", "seat").first() or {}
         just_acted = last.get("seat") if last.get("kind") == Move.Kind.ACTION else None
@@ -104,23 +136,25 @@ def notify(table_id: int, *, now: datetime | None = None) -> int:
                 continue
             if seat.number == just_acted:
                 continue
-            sent += _deliver(
+            outcome = _deliver(
                 seat.user,
                 table,
                 Notice.Kind.YOUR_TURN,
                 due,
                 lambda seat=seat: your_turn_mail(table, seat, now),
             )
+            outcomes[outcome] += 1
     elif table.status == Table.Status.FINISHED:
         for seat in seats:
-            sent += _deliver(
+            outcome = _deliver(
                 seat.user,
                 table,
                 Notice.Kind.GAME_OVER,
                 None,
                 lambda seat=seat: game_over_mail(table, seat),
             )
-    return sent
+            outcomes[outcome] += 1
+    return outcomes
 
 
 def _share_of_the_time(share: float) -> ExpressionWrapper:
@@ -170,13 +204,14 @@ def send_reminders(now: datetime | None = None, *, batch: int = 500) -> int:
     for seat in due:
         if seat.number not in seat.table.to_act:
             continue
-        sent += _deliver(
+        outcome = _deliver(
             seat.user,
             seat.table,
             Notice.Kind.REMINDER,
             seat.deadline_at,
             lambda seat=seat: reminder_mail(seat.table, seat, now),
         )
+        sent += outcome == SENT
     return sent
 
 

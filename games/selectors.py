@@ -6,17 +6,24 @@ which asks the engine for the caller's view. The raw state never leaves here.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Window
+from django.db.models.functions import RowNumber
 from django.urls import reverse
 
+from config.errors import ServiceError
 from fairplay.services import contributions_of, receipt_view
 from games.models import Seat, Table
 from games.rules import find_ruleset
 
 RECENT_MOVES = 12
+OPEN_PAGE_SIZE = 100  # the lobby's page, unless the caller asks for fewer
+MAX_OPEN_PAGE_SIZE = 100
+MY_CANCELLED = 20  # the caller's cancelled tables listed beside their own, newest first
 
 
 def iso(value: Any) -> str | None:
@@ -68,6 +75,13 @@ def recent_events(table: Table, seat: int | None, limit: int = RECENT_MOVES) -> 
     ]
 
 
+def cancelled_view(table: Table) -> dict[str, Any] | None:
+    """Why and when a table was called off before its game started; None if it was not."""
+    if table.status != Table.Status.CANCELLED:
+        return None
+    return {"reason": table.end_reason, "at": iso(table.cancelled_at)}
+
+
 def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str, Any]:
     """The table as ``user`` may see it: their own hand, never anybody else's."""
     seat = seat_of(table, user)
@@ -95,6 +109,7 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         "verify_url": reverse("table-verify", args=[table.pk]),
         "record_url": reverse("table-record", args=[table.pk]),
         "result": table.result,
+        "cancelled": cancelled_view(table),
         "recent": [],
     }
     if table.state is None:
@@ -143,27 +158,93 @@ def table_summary(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[
             (iso(s.deadline_at) for s in seats if s.number == seat and s.deadline_at), None
         ),
         "result": table.result,
+        "cancelled": cancelled_view(table),
     }
 
 
-def open_tables(user: AbstractBaseUser | AnonymousUser, game: str | None = None) -> list[dict]:
-    """Tables waiting for players that the caller could join, oldest first."""
-    tables = Table.objects.filter(status=Table.Status.OPEN)
+class PageOutOfRange(ServiceError):
+    code = "page_out_of_range"
+    status = 400
+
+
+@dataclass(frozen=True)
+class OpenTablesPage:
+    """One page of the lobby: its tables, and how many there are in all."""
+
+    tables: list[dict[str, Any]]
+    count: int
+    page: int
+    page_size: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, math.ceil(self.count / self.page_size))
+
+    @property
+    def has_next(self) -> bool:
+        return self.page < self.pages
+
+    @property
+    def has_previous(self) -> bool:
+        return self.page > 1
+
+
+def open_tables(
+    user: AbstractBaseUser | AnonymousUser,
+    *,
+    game: str | None = None,
+    seats: int | None = None,
+    deadline_min: int | None = None,
+    deadline_max: int | None = None,
+    page: int = 1,
+    page_size: int = OPEN_PAGE_SIZE,
+) -> OpenTablesPage:
+    """A page of the tables waiting for players that the caller could join.
+
+    Oldest first, a host at a time: each host's oldest table, then each host's
+    second oldest, and so on, so that the tables of one busy host cannot push
+    everybody else's off the first page. Every table is on some page. Three
+    queries, whatever the page size: the count, the page, its seats.
+    """
+    free_seat = Seat.objects.filter(table=OuterRef("pk"), user__isnull=True, is_bot=False)
+    tables = Table.objects.filter(Exists(free_seat), status=Table.Status.OPEN)
     if game:
         tables = tables.filter(game=game)
+    if seats is not None:
+        tables = tables.filter(seat_count=seats)
+    if deadline_min is not None:
+        tables = tables.filter(deadline_seconds__gte=deadline_min)
+    if deadline_max is not None:
+        tables = tables.filter(deadline_seconds__lte=deadline_max)
     if user.is_authenticated:
         tables = tables.exclude(seats__user=user)
-    tables = tables.annotate(free=Count("seats", filter=Q(seats__user__isnull=True))).filter(
-        free__gt=0
+    count = tables.count()
+    result = OpenTablesPage(tables=[], count=count, page=page, page_size=page_size)
+    if page > result.pages:
+        raise PageOutOfRange(
+            f"there are {result.pages} pages of open tables; page {page} is past the last"
+        )
+    round_of_host = Window(
+        RowNumber(), partition_by=[F("created_by")], order_by=[F("created_at"), F("id")]
     )
-    return [table_summary(t, user) for t in _with_seats(tables.order_by("created_at", "id")[:100])]
+    ordered = tables.annotate(host_round=round_of_host).order_by("host_round", "created_at", "id")
+    start = (page - 1) * page_size
+    result.tables.extend(
+        table_summary(t, user) for t in _with_seats(ordered)[start : start + page_size]
+    )
+    return result
 
 
 def my_tables(user: AbstractBaseUser | AnonymousUser) -> list[dict]:
-    """The caller's tables: those waiting on them first, soonest deadline first."""
+    """The caller's tables: those waiting on them first, soonest deadline first.
+
+    Cancelled tables are not among them: :func:`my_cancelled_tables` lists those.
+    """
     if not user.is_authenticated:
         return []
-    tables = _with_seats(Table.objects.filter(seats__user=user).distinct())
+    tables = _with_seats(
+        Table.objects.filter(seats__user=user).exclude(status=Table.Status.CANCELLED).distinct()
+    )
     summaries = [table_summary(t, user) for t in tables[:500]]
     rank = {Table.Status.PLAYING: 1, Table.Status.OPEN: 2, Table.Status.FINISHED: 3}
 
@@ -172,6 +253,17 @@ def my_tables(user: AbstractBaseUser | AnonymousUser) -> list[dict]:
         return (waiting_on_me, rank[summary["status"]], summary["deadline"] or "~", -summary["id"])
 
     return sorted(summaries, key=order)
+
+
+def my_cancelled_tables(
+    user: AbstractBaseUser | AnonymousUser, limit: int = MY_CANCELLED
+) -> list[dict]:
+    """The caller's tables called off before they started (by the host, or expired), newest first."""
+    if not user.is_authenticated:
+        return []
+    tables = Table.objects.filter(seats__user=user, status=Table.Status.CANCELLED).distinct()
+    ordered = _with_seats(tables.order_by("-cancelled_at", "-id"))[:limit]
+    return [table_summary(t, user) for t in ordered]
 
 
 def table_for_view(table_id: int) -> Table | None:

@@ -83,11 +83,24 @@ class RecentMoveSerializer(serializers.Serializer):
     events = serializers.ListField(child=serializers.DictField())
 
 
+class CancelledSerializer(serializers.Serializer):
+    reason = serializers.ChoiceField(
+        choices=["cancelled", "expired"],
+        help_text="cancelled by its host, or expired: nobody filled it in time",
+    )
+    at = serializers.DateTimeField()
+
+
+TABLE_STATUSES = ["open", "playing", "finished", "cancelled"]
+
+
 class TableViewSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     game = serializers.CharField()
     ruleset_version = serializers.CharField()
-    status = serializers.ChoiceField(choices=["open", "playing", "finished"])
+    status = serializers.ChoiceField(
+        choices=TABLE_STATUSES, help_text="cancelled: called off before its game started"
+    )
     version = serializers.IntegerField(help_text="post it back with your move")
     seat_count = serializers.IntegerField()
     deadline_seconds = serializers.IntegerField()
@@ -113,13 +126,16 @@ class TableViewSerializer(serializers.Serializer):
         help_text="receipts of the players' entropy: seat, receipt, at",
     )
     result = ResultSerializer(allow_null=True)
+    cancelled = CancelledSerializer(
+        allow_null=True, help_text="why and when, if the table was cancelled; its seed stays secret"
+    )
     recent = RecentMoveSerializer(many=True, help_text="the last moves, as you may see them")
 
 
 class TableSummarySerializer(serializers.Serializer):
     id = serializers.IntegerField()
     game = serializers.CharField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=TABLE_STATUSES)
     version = serializers.IntegerField()
     seat_count = serializers.IntegerField()
     players = serializers.ListField(child=serializers.CharField(allow_null=True))
@@ -135,11 +151,49 @@ class TableSummarySerializer(serializers.Serializer):
     your_turn = serializers.BooleanField()
     your_deadline = serializers.DateTimeField(allow_null=True)
     result = ResultSerializer(allow_null=True)
+    cancelled = CancelledSerializer(allow_null=True)
+
+
+class TableListQuerySerializer(serializers.Serializer):
+    """The lobby's filters and page; a value that is not what it should be is a 400."""
+
+    game = serializers.CharField(
+        required=False, allow_blank=True, max_length=32, help_text="only tables of this game"
+    )
+    seats = serializers.IntegerField(
+        required=False, min_value=2, max_value=10, help_text="only tables of this many seats"
+    )
+    deadline_min = serializers.IntegerField(
+        required=False, min_value=0, max_value=2**31 - 1, help_text="deadline at least, seconds"
+    )
+    deadline_max = serializers.IntegerField(
+        required=False, min_value=0, max_value=2**31 - 1, help_text="deadline at most, seconds"
+    )
+    page = serializers.IntegerField(
+        required=False, default=1, min_value=1, help_text="1 is the first; past the last is a 400"
+    )
+    page_size = serializers.IntegerField(
+        required=False, default=100, min_value=1, max_value=100, help_text="open tables a page"
+    )
 
 
 class TableListSerializer(serializers.Serializer):
-    open = TableSummarySerializer(many=True, help_text="tables you could join, oldest first")
-    mine = TableSummarySerializer(many=True, help_text="your tables, those waiting on you first")
+    open = TableSummarySerializer(
+        many=True,
+        help_text="one page of the tables you could join: oldest first, one table of each host"
+        " in turn (every host's oldest, then every host's second oldest...)",
+    )
+    open_count = serializers.IntegerField(help_text="open tables on every page, under the filters")
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField(help_text="at least 1, even when there is no table")
+    next = serializers.URLField(allow_null=True, help_text="the next page of open tables, or null")
+    previous = serializers.URLField(allow_null=True, help_text="the page before, or null")
+    mine = TableSummarySerializer(
+        many=True, help_text="your tables but the cancelled ones, those waiting on you first"
+    )
+    mine_cancelled = TableSummarySerializer(
+        many=True, help_text="your last 20 tables cancelled before they started, newest first"
+    )
 
 
 class OptionSchemaSerializer(serializers.Serializer):

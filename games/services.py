@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -19,6 +20,7 @@ from django.utils import timezone
 from config.errors import ServiceError
 from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, seed_for
+from games import health, notifications, outbox
 from games.models import Move, Seat, Table
 from games.rules import Event, GameState, find_ruleset
 from games.rules.base import RESIGNED, TIMEOUT
@@ -70,6 +72,16 @@ class GameFinished(ServiceError):
     status = 409
 
 
+class TooManyOpenTables(ServiceError):
+    code = "too_many_open_tables"
+    status = 409
+
+
+class NotHost(ServiceError):
+    code = "not_host"
+    status = 403
+
+
 # -- helpers ------------------------------------------------------------------
 
 
@@ -101,10 +113,12 @@ def _events_json(events: list[Event]) -> list[dict[str, Any]]:
 
 
 def _after_commit_notify(table_id: int) -> None:
-    """Once this write is committed, mail whom it concerns: whose turn it is, or game over."""
-    from games import tasks  # games.tasks imports this module
+    """Once this write is committed, mail whom it concerns: whose turn it is, or game over.
 
-    transaction.on_commit(lambda: tasks.notify.delay(table_id))
+    Through the outbox, in this write's own transaction: no broker call can
+    fail between the commit and the answer, and no mail is lost.
+    """
+    outbox.enqueue(notifications.NOTIFY, table_id=table_id)
 
 
 def _store(table: Table, state: GameState, now: datetime, *, acted: int | None = None) -> None:
@@ -153,6 +167,22 @@ def validate_deadline(deadline: Any) -> int:
     return deadline
 
 
+def _check_open_tables(user: AbstractBaseUser) -> None:
+    """Refuse a table past the host's cap on open tables, so that nobody floods the lobby.
+
+    The host's own row is locked first, so that creates racing for the last
+    place are counted one after another: the cap holds under any concurrency.
+    """
+    get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
+    cap = settings.FAIRDEAL_MAX_OPEN_TABLES
+    hosting = Table.objects.filter(created_by=user, status=Table.Status.OPEN).count()
+    if hosting >= cap:
+        raise TooManyOpenTables(
+            f"you already host {hosting} open tables, the most one account may;"
+            " cancel one, or wait until players fill one"
+        )
+
+
 @transaction.atomic
 def table_create(
     *,
@@ -171,6 +201,7 @@ def table_create(
     deadline = validate_deadline(deadline)
     if bots:
         raise InvalidRequest('bots cannot sit at tables yet; leave "bots" empty')
+    _check_open_tables(user)
     server_seed = secrets.token_bytes(SEED_BYTES)
     table = Table.objects.create(
         game=ruleset.id,
@@ -203,7 +234,9 @@ def table_join(*, table_id: int, user: AbstractBaseUser, entropy: str | None = N
     """
     table = _lock(table_id)
     if table.status != Table.Status.OPEN:
-        raise NotOpen("this table is no longer open: its game has started or ended")
+        raise NotOpen(
+            "this table is no longer open: its game has started or ended, or it was cancelled"
+        )
     if Seat.objects.filter(table=table, user=user).exists():
         raise AlreadySeated("you already have a seat at this table")
     free = Seat.objects.filter(table=table, user__isnull=True, is_bot=False).order_by("number")
@@ -229,6 +262,8 @@ def table_contribute(*, table_id: int, user: AbstractBaseUser, entropy: Any) -> 
     """Add the caller's entropy to the seed of a table that has not been dealt yet."""
     table = _lock(table_id)
     seat = _seat_of(table, user)
+    if table.status == Table.Status.CANCELLED:
+        raise NotOpen("this table was cancelled before its game started: there will be no deal")
     if table.status != Table.Status.OPEN:
         raise TooLate("the cards have been dealt: contributions are taken before the deal")
     return add_contribution(table=table, seat=seat, entropy=entropy)
@@ -247,10 +282,73 @@ def _start(table: Table) -> None:
     _after_commit_notify(table.pk)
 
 
+# -- cancelling and expiring ----------------------------------------------------
+
+CANCELLED = "cancelled"  # the host cancelled the table
+EXPIRED = "expired"  # nobody filled it in time (FAIRDEAL_OPEN_TABLE_SECONDS)
+
+
+@transaction.atomic
+def table_cancel(*, table_id: int, user: AbstractBaseUser) -> Table:
+    """The host calls off a table before its game starts; nothing was dealt, nobody loses.
+
+    The seats stay as they were, so the table still shows who sat at it. The
+    server seed, never used, stays secret like every seed of a table without a
+    signed record.
+    """
+    table = _lock(table_id)
+    if table.created_by_id != user.pk:
+        raise NotHost("only the player who opened this table may cancel it")
+    if table.status != Table.Status.OPEN:
+        raise NotOpen("only a table still waiting for players can be cancelled")
+    table.status = Table.Status.CANCELLED
+    table.end_reason = CANCELLED
+    table.cancelled_at = timezone.now()
+    table.save(update_fields=["status", "end_reason", "cancelled_at"])
+    return table
+
+
+EXPIRE_BATCH = 200  # tables expired per transaction
+
+
+def expire_open_tables(*, now: datetime | None = None, batch: int = EXPIRE_BATCH) -> list[int]:
+    """Cancel every table that has waited for players longer than the lobby allows.
+
+    Rows a join (or another expiry) holds are skipped, not waited for; the
+    update only touches tables still open, so two runs at once expire each
+    table once. A table skipped here is found by the next run. Returns the
+    ids of the tables expired here.
+    """
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.FAIRDEAL_OPEN_TABLE_SECONDS)
+    expired: list[int] = []
+    while True:
+        with transaction.atomic():
+            due = list(
+                Table.objects.select_for_update(skip_locked=True)
+                .filter(status=Table.Status.OPEN, created_at__lte=cutoff)
+                .order_by("created_at", "id")
+                .values_list("pk", flat=True)[:batch]
+            )
+            Table.objects.filter(pk__in=due, status=Table.Status.OPEN).update(
+                status=Table.Status.CANCELLED, end_reason=EXPIRED, cancelled_at=now
+            )
+        expired.extend(due)
+        if len(due) < batch:
+            return expired
+
+
 # -- playing ------------------------------------------------------------------
 
 
-class DeadlinePassed(ServiceError):
+class RefusedAfterWriting(ServiceError):
+    """A refusal whose transaction still commits what it wrote: a caller wrapping the
+    service in its own transaction must let that commit, then answer the refusal."""
+
+
+class DeadlinePassed(RefusedAfterWriting):
+    """The move came at or after a deadline: the late seat's forfeit is written."""
+
     code = "deadline_passed"
     status = 409
 
@@ -262,6 +360,8 @@ def _playing_table(table_id: int, user: AbstractBaseUser) -> tuple[Table, int]:
         raise NotPlaying("the game has not started: it starts when every seat is taken")
     if table.status == Table.Status.FINISHED:
         raise GameFinished("the game is over")
+    if table.status == Table.Status.CANCELLED:
+        raise NotPlaying("the table was cancelled before its game started")
     return table, seat
 
 
@@ -399,6 +499,7 @@ def sweep_deadlines(*, now: datetime | None = None, batch: int = SWEEP_BATCH) ->
                 if _settle_deadline(table, now):
                     ended.append(table.pk)
         if len(due) < batch:
+            health.record("sweep")
             return ended
 
 
@@ -406,8 +507,8 @@ def sweep_deadlines(*, now: datetime | None = None, batch: int = SWEEP_BATCH) ->
 
 
 def replay(table: Table) -> GameState | None:
-    """Rebuild the state from the log alone; None while the table is open."""
-    if table.status == Table.Status.OPEN:
+    """Rebuild the state from the log alone; None for a table never started (open or cancelled)."""
+    if table.status in (Table.Status.OPEN, Table.Status.CANCELLED):
         return None
     ruleset = find_ruleset(table.game)
     chance = SeededChance(seed_for(table))

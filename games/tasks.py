@@ -1,10 +1,16 @@
-"""Celery tasks: each takes ids, calls a service and returns; the services hold the logic."""
+"""Celery tasks: each takes ids, calls a service and returns; the services hold the logic.
+
+Beat's periodic work (the sweep, reminders, the outbox drain) goes to the
+``deadlines`` queue, which every worker consumes beside the default one; a
+backlog of other tasks therefore never holds a sweep back (see
+``CELERY_TASK_ROUTES`` in the settings).
+"""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from games import notifications, services
+from games import notifications, outbox, services
 
 
 @shared_task(name="games.sweep_deadlines", ignore_result=True)
@@ -21,7 +27,7 @@ def table_timeout(table_id: int) -> bool:
 
 @shared_task(name="games.notify", ignore_result=True)
 def notify(table_id: int) -> int:
-    """Mail what one table asks for now: whose turn it is, or that the game is over."""
+    """Mail what one table asks for now (the outbox does this; kept for tasks already queued)."""
     return notifications.notify(table_id)
 
 
@@ -29,3 +35,21 @@ def notify(table_id: int) -> int:
 def send_reminders() -> int:
     """Remind every player whose deadline is near; each reminder goes once."""
     return notifications.send_reminders()
+
+
+@shared_task(name="games.drain_outbox", ignore_result=True)
+def drain_outbox() -> int:
+    """Do the work committed writes left in the outbox (mail...); safe in any number at once."""
+    return outbox.drain()
+
+
+@shared_task(name="games.purge_outbox", ignore_result=True)
+def purge_outbox() -> int:
+    """Delete outbox items done long ago."""
+    return outbox.purge()
+
+
+@shared_task(name="games.expire_open_tables", ignore_result=True)
+def expire_open_tables() -> int:
+    """Cancel the tables that waited for players too long. Safe to run twice at once."""
+    return len(services.expire_open_tables())

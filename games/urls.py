@@ -9,4 +9,5 @@ urlpatterns = [
     path("tables/<int:table_id>/join/", views.JoinView.as_view(), name="table-join"),
     path("tables/<int:table_id>/moves/", views.MoveView.as_view(), name="table-moves"),
     path("tables/<int:table_id>/resign/", views.ResignView.as_view(), name="table-resign"),
+    path("tables/<int:table_id>/cancel/", views.CancelView.as_view(), name="table-cancel"),
 ]

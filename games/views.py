@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.db import transaction
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
-from games import selectors, services
+from games import health, selectors, services
+from games.models import Table
 from games.rules import RULESETS, find_ruleset
 from games.serializers import (
     CatalogueSerializer,
@@ -19,16 +26,53 @@ from games.serializers import (
     JoinSerializer,
     MoveSerializer,
     TableCreateSerializer,
+    TableListQuerySerializer,
     TableListSerializer,
     TableViewSerializer,
 )
 
 
-def _table_response(table_id: int, request: Request, code: int = status.HTTP_200_OK) -> Response:
+def _table_view(table_id: int, request: Request) -> dict[str, Any]:
     table = selectors.table_for_view(table_id)
     if table is None:
         raise services.TableNotFound(f"there is no table {table_id}")
-    return Response(selectors.table_view(table, request.user), status=code)
+    return selectors.table_view(table, request.user)
+
+
+def _table_response(table_id: int, request: Request, code: int = status.HTTP_200_OK) -> Response:
+    return Response(_table_view(table_id, request), status=code)
+
+
+def _written(
+    request: Request, write: Callable[[], Table], code: int = status.HTTP_200_OK
+) -> Response:
+    """Run a write service and answer with the caller's view of the table, read before
+    the commit: once the write has committed, nothing is left that can fail, so a
+    committed write is never answered as a failure (and a failure means nothing changed).
+    A refusal that stands written (a late move's forfeit) commits, then is answered.
+    """
+    refusal: services.RefusedAfterWriting | None = None
+    with transaction.atomic():
+        try:
+            table = write()
+        except services.RefusedAfterWriting as error:
+            refusal = error
+        else:
+            view = _table_view(table.pk, request)
+    if refusal is not None:
+        raise refusal
+    return Response(view, status=code)
+
+
+@require_safe
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    """The database, the broker and the last sweep: 200 when all is well, else 503.
+
+    For load balancers and monitoring; open to anybody, and it tells nothing secret.
+    """
+    report = health.status()
+    return JsonResponse(report, status=200 if report["ok"] else 503)
 
 
 class CatalogueView(APIView):
@@ -46,18 +90,34 @@ class TableListView(APIView):
 
     @extend_schema(
         operation_id="tables_list",
-        parameters=[OpenApiParameter("game", str, description="only tables of this game")],
-        responses={200: TableListSerializer},
+        parameters=[TableListQuerySerializer],
+        responses={200: TableListSerializer, 400: ErrorSerializer},
     )
     def get(self, request: Request) -> Response:
-        """Open tables the caller could join, and the caller's own tables (waiting on them first)."""
-        game = request.query_params.get("game") or None
-        if game is not None:
-            find_ruleset(game)  # an unknown game is a 400, not an empty list
+        """A page of open tables the caller could join, and the caller's own tables.
+
+        Open tables come oldest first, a host at a time; the caller's own, those
+        waiting on them first; their cancelled tables, newest first, apart.
+        """
+        query = TableListQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        filters = dict(query.validated_data)
+        if filters.get("game"):
+            find_ruleset(filters["game"])  # an unknown game is a 400, not an empty list
+        page = selectors.open_tables(request.user, **filters)
+        here = request.build_absolute_uri()
         return Response(
             {
-                "open": selectors.open_tables(request.user, game),
+                "open": page.tables,
+                "open_count": page.count,
+                "page": page.page,
+                "pages": page.pages,
+                "next": replace_query_param(here, "page", page.page + 1) if page.has_next else None,
+                "previous": (
+                    replace_query_param(here, "page", page.page - 1) if page.has_previous else None
+                ),
                 "mine": selectors.my_tables(request.user),
+                "mine_cancelled": selectors.my_cancelled_tables(request.user),
             }
         )
 
@@ -68,8 +128,11 @@ class TableListView(APIView):
         """Open a table; the creator takes seat 0 and the game starts when every seat is taken."""
         serializer = TableCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        table = services.table_create(user=request.user, **serializer.validated_data)
-        return _table_response(table.pk, request, status.HTTP_201_CREATED)
+        return _written(
+            request,
+            lambda: services.table_create(user=request.user, **serializer.validated_data),
+            status.HTTP_201_CREATED,
+        )
 
 
 class TableDetailView(APIView):
@@ -89,8 +152,12 @@ class JoinView(APIView):
         """Take a free seat, optionally adding entropy; the deal comes when the last seat is taken."""
         serializer = JoinSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        services.table_join(table_id=table_id, user=request.user, **serializer.validated_data)
-        return _table_response(table_id, request)
+        return _written(
+            request,
+            lambda: services.table_join(
+                table_id=table_id, user=request.user, **serializer.validated_data
+            ),
+        )
 
 
 class MoveView(APIView):
@@ -107,13 +174,30 @@ class MoveView(APIView):
         """Apply one of your legal actions, chosen on the version you post."""
         serializer = MoveSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        services.move_apply(table_id=table_id, user=request.user, **serializer.validated_data)
-        return _table_response(table_id, request)
+        return _written(
+            request,
+            lambda: services.move_apply(
+                table_id=table_id, user=request.user, **serializer.validated_data
+            ),
+        )
 
 
 class ResignView(APIView):
     @extend_schema(request=None, responses={200: TableViewSerializer, 409: ErrorSerializer})
     def post(self, request: Request, table_id: int) -> Response:
         """Resign, on your turn or not: your seat finishes last and the game ends."""
-        services.table_resign(table_id=table_id, user=request.user)
-        return _table_response(table_id, request)
+        return _written(
+            request, lambda: services.table_resign(table_id=table_id, user=request.user)
+        )
+
+
+class CancelView(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: TableViewSerializer, 403: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        """Call off your table before its game starts: only its host, only while it is open."""
+        return _written(
+            request, lambda: services.table_cancel(table_id=table_id, user=request.user)
+        )

@@ -23,10 +23,12 @@ import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import connection
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.test import APIClient
 
+from accounts.models import EmailVerification
 from games import services
 from games.models import Move, Table
 from games.rules.chance import SEED_BYTES, commitment
@@ -46,13 +48,24 @@ def _password_hash() -> str:
 
 
 class UserFactory(factory.django.DjangoModelFactory):
+    """A user whose e-mail address is verified, unless made with ``verified=False``."""
+
     class Meta:
         model = User
         django_get_or_create = ("username",)
+        skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"player{n}")
     email = factory.LazyAttribute(lambda user: f"{user.username}@example.com")
     password = factory.LazyFunction(_password_hash)
+
+    @factory.post_generation
+    def verified(user: Any, create: bool, extracted: bool | None, **kwargs: Any) -> None:
+        # Game mail goes only to verified addresses; most tests are about the games.
+        if create and extracted is not False and user.email:
+            EmailVerification.objects.update_or_create(
+                user=user, defaults={"email": user.email, "verified_at": timezone.now()}
+            )
 
 
 class TokenFactory(factory.django.DjangoModelFactory):

@@ -1,4 +1,4 @@
-"""Production settings refuse every development default; development needs none."""
+"""Production settings refuse every development default and anything unsafe; development needs none."""
 
 from __future__ import annotations
 
@@ -12,20 +12,25 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 GOOD_PRODUCTION = {
     "FAIRDEAL_ENV": "production",
-    "SECRET_KEY": "x" * 50,
+    "SECRET_KEY": "k3Jp9vQz-Tn2Wm8Lr5Xc7Hb4Yd6Fg1Sa0Ue_Oi+Pq=Zx.Ny!Mw#Rt",
     "DEBUG": "false",
     "DATABASE_URL": "postgres://fairdeal@db.example/fairdeal",
     "ALLOWED_HOSTS": "fairdeal.example",
     "CELERY_BROKER_URL": "redis://cache.example:6379/0",
     "FAIRDEAL_SIGNING_KEY": "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----\n",
+    "EMAIL_URL": "smtp+tls://fairdeal:password@mail.example:587",
+    "FAIRDEAL_BASE_URL": "https://fairdeal.example",
+    "CACHE_URL": "redis://cache.example:6379/1",
 }
 
 
-def load_settings(environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """Import the settings in a fresh interpreter with exactly this environment."""
+def load_settings(
+    environment: dict[str, str], show: str = "s.FAIRDEAL_ENV, s.DEBUG"
+) -> subprocess.CompletedProcess[str]:
+    """Import the settings in a fresh interpreter with exactly this environment; print ``show``."""
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT), **environment}
     return subprocess.run(
-        [sys.executable, "-c", "import config.settings as s; print(s.FAIRDEAL_ENV, s.DEBUG)"],
+        [sys.executable, "-c", f"import config.settings as s; print({show})"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -45,10 +50,36 @@ def test_complete_production_settings_are_accepted() -> None:
     [
         ({"SECRET_KEY": None}, "SECRET_KEY"),
         ({"SECRET_KEY": "short"}, "SECRET_KEY"),
+        # Django's deploy check: 50 characters, 5 of them different, no "django-insecure-".
+        ({"SECRET_KEY": "x" * 32}, "SECRET_KEY"),
+        ({"SECRET_KEY": "x" * 60}, "SECRET_KEY"),
+        ({"SECRET_KEY": "abcd" * 20}, "SECRET_KEY"),
+        ({"SECRET_KEY": "django-insecure-k3Jp9vQz-Tn2Wm8Lr5Xc7Hb4Yd6Fg1Sa0Ue_Oi"}, "SECRET_KEY"),
         ({"DEBUG": "true"}, "DEBUG"),
         ({"DATABASE_URL": None}, "DATABASE_URL"),
         ({"DATABASE_URL": "sqlite:///tmp/x.sqlite3"}, "DATABASE_URL"),
         ({"ALLOWED_HOSTS": None}, "ALLOWED_HOSTS"),
+        ({"ALLOWED_HOSTS": ""}, "ALLOWED_HOSTS"),
+        ({"ALLOWED_HOSTS": "*"}, "ALLOWED_HOSTS"),
+        ({"ALLOWED_HOSTS": "fairdeal.example,*"}, "ALLOWED_HOSTS"),
+        ({"ALLOWED_HOSTS": ".*"}, "ALLOWED_HOSTS"),
+        ({"EMAIL_URL": None}, "EMAIL_URL"),  # the console backend, the default
+        ({"EMAIL_URL": "consolemail://"}, "EMAIL_URL"),
+        ({"EMAIL_URL": "memorymail://"}, "EMAIL_URL"),
+        ({"EMAIL_URL": "dummymail://"}, "EMAIL_URL"),
+        (
+            {"EMAIL_URL": None, "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend"},
+            "EMAIL_URL",
+        ),
+        ({"FAIRDEAL_BASE_URL": None}, "FAIRDEAL_BASE_URL"),
+        ({"FAIRDEAL_BASE_URL": "http://fairdeal.example"}, "FAIRDEAL_BASE_URL"),
+        ({"FAIRDEAL_BASE_URL": "https://localhost"}, "FAIRDEAL_BASE_URL"),
+        ({"FAIRDEAL_BASE_URL": "https://play.localhost:8443"}, "FAIRDEAL_BASE_URL"),
+        ({"FAIRDEAL_BASE_URL": "https://127.0.0.1:8000"}, "FAIRDEAL_BASE_URL"),
+        ({"FAIRDEAL_BASE_URL": "https://127.3.4.5"}, "FAIRDEAL_BASE_URL"),
+        ({"FAIRDEAL_BASE_URL": "https://[::1]:8000"}, "FAIRDEAL_BASE_URL"),
+        ({"FAIRDEAL_BASE_URL": "https://0.0.0.0"}, "FAIRDEAL_BASE_URL"),
+        ({"FAIRDEAL_BASE_URL": "fairdeal.example"}, "FAIRDEAL_BASE_URL"),
         ({"CELERY_BROKER_URL": None}, "CELERY_BROKER_URL"),
         ({"CELERY_BROKER_URL": "memory://"}, "CELERY_BROKER_URL"),
         ({"FAIRDEAL_SIGNING_KEY": None}, "FAIRDEAL_SIGNING_KEY"),
@@ -65,6 +96,72 @@ def test_production_refuses_a_development_default(change: dict, complaint: str) 
     assert done.returncode != 0
     assert "production settings refused" in done.stderr
     assert complaint in done.stderr
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"ALLOWED_HOSTS": "fairdeal.example,.fairdeal.example"},  # and every subdomain
+        {"EMAIL_URL": "smtps://fairdeal:password@mail.example:465"},
+        # Explicit choices that keep every message: a spool another system delivers from.
+        {"EMAIL_URL": "filemail:///var/spool/fairdeal"},
+        {"EMAIL_URL": None, "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend"},
+        {"FAIRDEAL_BASE_URL": "https://play.fairdeal.example:8443/cards"},
+        {"FAIRDEAL_BASE_URL": "https://203.0.113.7"},
+    ],
+)
+def test_production_accepts_a_safe_choice(change: dict) -> None:
+    environment = dict(GOOD_PRODUCTION)
+    for name, value in change.items():
+        if value is None:
+            environment.pop(name)
+        else:
+            environment[name] = value
+    done = load_settings(environment)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "production False"
+
+
+HTTPS = (
+    "s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS,"
+    " s.SECURE_HSTS_INCLUDE_SUBDOMAINS, s.SECURE_PROXY_SSL_HEADER"
+)
+
+
+def test_production_redirects_to_https_and_sends_hsts_by_default() -> None:
+    done = load_settings(GOOD_PRODUCTION, show=HTTPS)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"True {365 * 24 * 3600} True None"
+
+
+def test_production_does_not_trust_x_forwarded_proto_unless_told() -> None:
+    # Anyone can send X-Forwarded-Proto: https. Only a proxy that sets it on every request
+    # (and that is the only way in) makes it worth believing.
+    done = load_settings({**GOOD_PRODUCTION, "FAIRDEAL_TRUST_FORWARDED_PROTO": "false"}, show=HTTPS)
+    assert done.stdout.strip().endswith("None"), done.stderr
+    done = load_settings({**GOOD_PRODUCTION, "FAIRDEAL_TRUST_FORWARDED_PROTO": "true"}, show=HTTPS)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("('HTTP_X_FORWARDED_PROTO', 'https')")
+
+
+def test_a_proxy_that_does_https_itself_may_turn_the_redirect_and_hsts_off() -> None:
+    done = load_settings(
+        {
+            **GOOD_PRODUCTION,
+            "FAIRDEAL_SSL_REDIRECT": "false",
+            "FAIRDEAL_HSTS_SECONDS": "0",
+            "FAIRDEAL_HSTS_INCLUDE_SUBDOMAINS": "false",
+        },
+        show=HTTPS,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False 0 False None"
+
+
+def test_development_has_neither_the_redirect_nor_hsts() -> None:
+    done = load_settings({}, show=HTTPS)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False 0 False None"
 
 
 def test_development_starts_with_nothing_set() -> None:

@@ -31,7 +31,7 @@ Nothing here imports Django, the database or the clock.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -113,6 +113,91 @@ class Event:
         return data
 
 
+# -- how actions are written -------------------------------------------------------
+
+
+def is_card(value: Any, seats: int) -> bool:
+    """A card token of the standard pack: ``"7H"``, never ``"7h"``, ``""`` or ``["7H"]``."""
+    return type(value) is str and value in _CARDS
+
+
+def is_cards(value: Any, seats: int) -> bool:
+    """A non-empty list of card tokens, no longer than two packs."""
+    return (
+        type(value) is list
+        and 0 < len(value) <= 2 * len(STANDARD_PACK)
+        and all(is_card(card, seats) for card in value)
+    )
+
+
+def is_suit(value: Any, seats: int) -> bool:
+    """One of ``C D H S``, never ``"CD"``, ``""`` or ``"h"``."""
+    return type(value) is str and value in _SUITS
+
+
+def is_seat(value: Any, seats: int) -> bool:
+    """A seat at a table of ``seats``: a whole number, not a boolean, from 0 to ``seats - 1``."""
+    return type(value) is int and 0 <= value < seats
+
+
+def is_true(value: Any, seats: int) -> bool:
+    return value is True
+
+
+_CARDS = frozenset(STANDARD_PACK)
+_SUITS = frozenset(SUITS)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of an action: the test of its form, and the refusal when it fails."""
+
+    holds: Callable[[Any, int], bool]  # (value, seats at the table)
+    refusal: str
+
+
+@dataclass(frozen=True)
+class ActionForm:
+    """How one type of action is written: its fields, and the refusal for a field too many."""
+
+    usage: str
+    required: Mapping[str, Field] = field(default_factory=dict)
+    optional: Mapping[str, Field] = field(default_factory=dict)
+
+    def refusal(self, action: Mapping[str, Any], seats: int) -> str | None:
+        """Why ``action`` (of this type) is not written this way, or None when it is."""
+        for name, spec in self.required.items():
+            if name not in action or not spec.holds(action[name], seats):
+                return spec.refusal
+        for name, value in action.items():
+            if name == "type" or name in self.required:
+                continue
+            spec = self.optional.get(name)
+            if spec is None:
+                return self.usage
+            if not spec.holds(value, seats):
+                return spec.refusal
+        return None
+
+
+def brief(value: Any, limit: int = 20) -> str:
+    """What a client sent, quoted in a refusal but never at length.
+
+    >>> brief("discard"), brief(None), brief("x" * 30), brief([1, 2]), brief(10**40)
+    ("'discard'", 'None', "'xxxxxxxxxxxxxxxxxxxx'…", 'a list', 'a number')
+    """
+    if isinstance(value, str):
+        return repr(value) if len(value) <= limit else repr(value[:limit]) + "…"
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, int | float):
+        text = repr(value)
+        return text if len(text) <= limit else "a number"
+    if isinstance(value, list):
+        return "a list"
+    return "an object" if isinstance(value, dict) else "a value"
+
+
 @dataclass(frozen=True)
 class Option:
     """One table option: a house rule or a setting the host chooses."""
@@ -170,6 +255,14 @@ class Ruleset(ABC):
     rulebook: ClassVar[str]  # the rulebook's file in shared/rules/
     family: ClassVar[str | None] = None  # the engine family whose preset this game is
     higher_wins: ClassVar[bool] = True  # under the preset; an option may turn it round
+    # How each type of action is written, by type: checked before any rule reads a field.
+    actions: ClassVar[Mapping[str, ActionForm]] = {}
+
+    @property
+    def action_types(self) -> str:
+        """The types of action, as a refusal lists them: "play, draw or pass"."""
+        *others, last = self.actions
+        return f"{', '.join(others)} or {last}" if others else last
 
     def validate(self, seats: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Check seats and options; return the options with every default filled in."""
@@ -184,7 +277,7 @@ class Ruleset(ABC):
         known = {option.name: option for option in self.options}
         unknown = sorted(set(options) - set(known))
         if unknown:
-            raise InvalidOptions(f"{self.name} has no option {unknown[0]!r}")
+            raise InvalidOptions(f"{self.name} has no option {brief(unknown[0])}")
         resolved = {
             name: option.validate(options[name]) if name in options else option.default
             for name, option in known.items()
@@ -294,20 +387,32 @@ class GameState(ABC):
             if not legal:
                 raise NotYourTurn("you have nothing to do now: it is not your turn")
             raise IllegalAction("an action is a JSON object", code="malformed_action")
-        if not legal:
-            if self.is_call(action):  # a call out of turn, when there is nothing to call
-                raise IllegalAction(self.explain_illegal(seat, action))
+        if not legal and not self.is_call(action):
             raise NotYourTurn("you have nothing to do now: it is not your turn")
         # ``in`` is the fast test; same_json then refuses a true where a 1 belongs.
-        if action not in legal or not same_json(action, legal[legal.index(action)]):
-            raise IllegalAction(self.explain_illegal(seat, action))
+        if legal and action in legal and same_json(action, legal[legal.index(action)]):
+            return
+        # Refused: first for how it is written, so that explain_illegal may read its fields.
+        raise IllegalAction(self.check_form(action) or self.explain_illegal(seat, action))
+
+    def check_form(self, action: Action) -> str | None:
+        """Why ``action`` is not written as this game writes actions, or None when it is."""
+        kind = action.get("type")
+        form = self.ruleset.actions.get(kind) if isinstance(kind, str) else None
+        if form is None:
+            return f"unknown action type {brief(kind)}: {self.ruleset.action_types}"
+        return form.refusal(action, self.seats)
 
     def is_call(self, action: Action) -> bool:
         """Whether ``action`` is a call out of turn: never owed, so it moves no deadline."""
         return False
 
     def explain_illegal(self, seat: int, action: Action) -> str:
-        """Why ``action`` is not legal, in a sentence; games refine this."""
+        """Why ``action``, written as it should be, is not legal, in a sentence; games refine this.
+
+        Only called once :meth:`check_form` has passed ``action``: every field it
+        carries is of its type's form (a card token, a suit, a seat at the table).
+        """
         return "that action is not one of your legal actions"
 
     def forfeit(self, seat: int, reason: str) -> list[Event]:

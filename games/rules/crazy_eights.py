@@ -109,16 +109,32 @@ from games.rules.base import (
     STANDARD_PACK,
     SUITS,
     Action,
+    ActionForm,
     Event,
+    Field,
     GameState,
     InvalidOptions,
     Option,
     Ruleset,
+    is_card,
+    is_seat,
+    is_suit,
+    is_true,
     place_by_totals,
 )
 from games.rules.chance import Chance
 
 EIGHT = "8"
+
+# How the actions are written, and the refusal for each field that is not.
+CARD = Field(is_card, "a play names a card such as '7H' or '8S'")
+CALLED_SUIT = Field(is_suit, 'an eight calls a suit: add "suit" as one of C, D, H, S')
+ANNOUNCE = Field(is_true, 'an announcement is "announce": true, or no "announce" at all')
+NAMED = Field(is_suit, 'name one of C, D, H, S: {"type": "name", "suit": "H"}')
+CAUGHT = Field(is_seat, 'a catch names a seat at this table: {"type": "catch", "seat": s}')
+DRAW = ActionForm('a draw is {"type": "draw"}, nothing more')
+PASS = ActionForm('a pass is {"type": "pass"}, nothing more')
+CATCH = ActionForm('a catch is {"type": "catch", "seat": s}, nothing more', {"seat": CAUGHT})
 
 
 def card_value(card: str) -> int:
@@ -155,9 +171,17 @@ class CrazyEights(Ruleset):
     min_seats = 2
     max_seats = 4
     options = ()
+    actions = {
+        "play": ActionForm(
+            'a play is {"type": "play", "card": "7H"}, and "suit" with an eight',
+            required={"card": CARD},
+            optional={"suit": CALLED_SUIT},
+        ),
+        "draw": DRAW,
+        "pass": PASS,
+    }
     # Hooks for the rest of the family (``CrazyEight``): what differs is data.
     blocks: ClassVar[bool] = False  # every seat passing in a row blocks the hand
-    action_types: ClassVar[str] = "play, draw or pass"
     state_fields: ClassVar[tuple[str, ...]] = ()  # extra fields that to_json carries
     reverses: ClassVar[bool] = False  # a reverse card turns play round at three or more
 
@@ -206,7 +230,20 @@ class CrazyEight(CrazyEights):
     max_seats = 7  # three or more only with the house rule more_players
     blocks = True
     reverses = True
-    action_types = "play, draw, pass, name or catch"
+    actions = {
+        "play": ActionForm(
+            'a play is {"type": "play", "card": "7H"}, and "suit" with an eight, '
+            'and "announce": true with a last card',
+            required={"card": CARD},
+            optional={"suit": CALLED_SUIT, "announce": ANNOUNCE},
+        ),
+        "draw": DRAW,
+        "pass": PASS,
+        "name": ActionForm(
+            'a suit is named as {"type": "name", "suit": "H"}, nothing more', {"suit": NAMED}
+        ),
+        "catch": CATCH,
+    }
     state_fields = ("draws", "penalty", "naming", "seen")
     options = (
         Option(
@@ -566,15 +603,8 @@ class EightsState(GameState):
         return isinstance(kind, str) and kind in self.calls
 
     def explain_illegal(self, seat: int, action: Action) -> str:
-        kind = action.get("type")
+        kind = action["type"]
         card = action.get("card")
-        kinds = (
-            ("play", "draw", "pass", "name", "catch")
-            if self.ruleset.blocks
-            else ("play", "draw", "pass")
-        )
-        if kind not in kinds:
-            return f"unknown action type {kind!r}: {self.ruleset.action_types}"
         if kind == "catch":
             if not self.last_card:
                 return "there is no last-card catch at this table (house rule last_card)"
@@ -590,27 +620,22 @@ class EightsState(GameState):
         if "announce" in action and kind == "play":
             if not self.last_card:
                 return "there is no last card to announce at this table (house rule last_card)"
-            if action["announce"] is not True:
-                return 'an announcement is "announce": true, or no "announce" at all'
             if len(self.hands[seat]) != 2:
                 return "you announce your last card only with the play that leaves you one card"
-            action = {k: v for k, v in action.items() if k != "announce"}
         if self.naming:
             return 'the dealer first names the suit of the starter eight: {"type": "name", "suit": "H"}'
         if kind == "name":
             return "a suit is named only by the dealer, on a starter eight"
-        if self.penalty and not (kind == "play" and isinstance(card, str) and card[0] == "2"):
+        if self.penalty and not (kind == "play" and card[0] == "2"):
             return f"answer with a two or draw the {self.penalty} cards you owe"
         if kind == "play":
-            if not isinstance(card, str) or card not in STANDARD_PACK:
-                return "a play names a card such as '7H' or '8S'"
             if card not in self.hands[seat]:
                 return f"you do not hold {card}"
             if self.drawn is not None and card != self.drawn:
                 return f"you drew {self.drawn}, which plays, so you must play it"
-            if card[0] == EIGHT and action.get("suit") not in tuple(SUITS):
-                return 'an eight calls a suit: add "suit" as one of C, D, H, S'
-            if card[0] != EIGHT and set(action) != {"type", "card"}:
+            if card[0] == EIGHT and "suit" not in action:
+                return CALLED_SUIT.refusal
+            if card[0] != EIGHT and "suit" in action:
                 return "only an eight calls a suit"
             if not self.plays(card):
                 return f"{card} does not match {self.pile[-1]} or the suit to follow, {self.suit_to_follow}"

@@ -67,14 +67,41 @@ from collections.abc import Callable, Mapping
 from itertools import product
 from typing import Any
 
-from games.rules.base import STANDARD_PACK, SUITS, Action, Event, Option
+from games.rules.base import (
+    STANDARD_PACK,
+    SUITS,
+    Action,
+    ActionForm,
+    Event,
+    Field,
+    Option,
+    is_cards,
+    is_seat,
+    is_suit,
+)
 from games.rules.chance import Chance
-from games.rules.crazy_eights import EIGHT, CrazyEights, EightsState, hand_value, sort_hand
+from games.rules.crazy_eights import (
+    ANNOUNCE,
+    CATCH,
+    DRAW,
+    EIGHT,
+    PASS,
+    CrazyEights,
+    EightsState,
+    hand_value,
+    sort_hand,
+)
 
 BLACK_QUEENS = frozenset({"QS", "QC"})
 CHAIN_VALUES = {"2": 2, "4": 4}
 # Where each card sits in a hand as people hold it (by suit, then rank).
 HAND_ORDER = {card: index for index, card in enumerate(sort_hand(list(STANDARD_PACK)))}
+# How the actions are written, and the refusal for each field that is not.
+CARDS = Field(
+    is_cards, 'a play lists the cards laid, first to last: {"type": "play", "cards": ["9C", "9H"]}'
+)
+NAMED_SUIT = Field(is_suit, 'eights name the suit to follow: add "suit" as one of C, D, H, S')
+SWAPPED = Field(is_seat, 'a swap names another seat: {"type": "swap", "seat": t}')
 
 
 def holds_black_queen(hand: list[str]) -> bool:
@@ -117,7 +144,21 @@ class Dodo(CrazyEights):
     min_seats = 2
     max_seats = 8
     blocks = True
-    action_types = "play, draw, pass, swap, catch or last_card"
+    actions = {
+        "play": ActionForm(
+            'a play is {"type": "play", "cards": ["9C", "9H"]}, and "suit" with eights, '
+            'and "announce": true with a last card',
+            required={"cards": CARDS},
+            optional={"suit": NAMED_SUIT, "announce": ANNOUNCE},
+        ),
+        "draw": DRAW,
+        "pass": PASS,
+        "swap": ActionForm(
+            'a swap is {"type": "swap", "seat": t}, nothing more', {"seat": SWAPPED}
+        ),
+        "catch": CATCH,
+        "last_card": ActionForm('a late announcement is {"type": "last_card"}, nothing more'),
+    }
     state_fields = (
         "penalty",
         "direction",
@@ -293,9 +334,7 @@ class DodoState(EightsState):
         return [{"type": "draw"}] if self.can_draw() else [{"type": "pass"}]
 
     def explain_illegal(self, seat: int, action: Action) -> str:
-        kind = action.get("type")
-        if kind not in ("play", "draw", "pass", "swap", "catch", "last_card"):
-            return f"unknown action type {kind!r}: {self.ruleset.action_types}"
+        kind = action["type"]
         if kind == "catch":
             if self.catchable is None:
                 return (
@@ -305,8 +344,6 @@ class DodoState(EightsState):
                 return 'you cannot catch yourself; announce instead: {"type": "last_card"}'
             return f'only seat {self.catchable} may be caught now: {{"type": "catch", "seat": {self.catchable}}}'
         if kind == "last_card":
-            if self.catchable == seat and set(action) != {"type"}:
-                return 'a late announcement is {"type": "last_card"}, nothing more'
             return (
                 "only a player who went down to one card without announcing it may announce, "
                 "until the next play lands; otherwise announce with the play that leaves one card"
@@ -333,13 +370,7 @@ class DodoState(EightsState):
         return "there is no passing while you can play or draw"
 
     def _explain_play(self, seat: int, action: Action) -> str:
-        cards = action.get("cards")
-        if (
-            not isinstance(cards, list)
-            or not cards
-            or not all(isinstance(card, str) for card in cards)
-        ):
-            return 'a play lists the cards laid, first to last: {"type": "play", "cards": ["9C", "9H"]}'
+        cards = action["cards"]
         hand = list(self.hands[seat])
         for card in cards:
             if card not in hand:
@@ -350,12 +381,10 @@ class DodoState(EightsState):
         ranks = {card[0] for card in cards}
         if len(ranks) > 1 and not (ranks == {"2", "4"} and len(cards) == 2 and self.chains):
             return "the cards laid together are all of one rank, or one two and one four"
-        if "announce" in action and action["announce"] is not True:
-            return 'an announcement is "announce": true, or no "announce" at all'
-        if action.get("announce") is True and len(hand) != 1:
+        if "announce" in action and len(hand) != 1:
             return "you announce your last card only with a play that leaves you one card"
-        if cards[-1][0] == EIGHT and action.get("suit") not in tuple(SUITS):
-            return 'eights name the suit to follow: add "suit" as one of C, D, H, S'
+        if cards[-1][0] == EIGHT and "suit" not in action:
+            return NAMED_SUIT.refusal
         if cards[-1][0] != EIGHT and "suit" in action:
             return "only eights name a suit"
         if self.penalty and not self.fits(cards[0]):

@@ -28,6 +28,7 @@ def test_me_shows_the_account_with_every_mail_on_by_default(alice: Any) -> None:
     assert body(response) == {
         "username": "alice",
         "email": "alice@example.com",
+        "email_verified": True,
         "mail": EVERYTHING_ON,
     }
 
@@ -82,6 +83,7 @@ def test_anything_but_true_or_false_is_refused_and_changes_nothing(alice: Any, d
     assert body(client.get(ME)) == {
         "username": "alice",
         "email": "alice@example.com",
+        "email_verified": True,
         "mail": EVERYTHING_ON,
     }
 
@@ -107,3 +109,34 @@ def test_a_bad_token_is_refused() -> None:
     client.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
 
     assert_error(client.get(ME), 401, "authentication_failed")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"mail": {"\\ud800": true}}',
+        b'{"mail": {"reminder": "\\udfff"}}',
+        b'{"mail": {"reminder": false}, "x": ["ok", {"deep": "\\ud83c"}]}',
+    ],
+    ids=["a key", "a value", "deep in a list"],
+)
+def test_a_lone_surrogate_anywhere_in_the_body_is_refused_and_changes_nothing(
+    alice: Any, raw: bytes
+) -> None:
+    client = client_for(alice, raise_errors=False)
+    before = body(client.get(ME))
+
+    response = client.patch(ME, raw, content_type="application/json")
+
+    data = assert_error(response, 400, "malformed_json")
+    assert data["detail"] == "The request body is not valid Unicode text."
+    assert body(client.get(ME)) == before
+
+
+def test_an_unknown_setting_is_named_only_briefly(alice: Any) -> None:
+    client = client_for(alice, raise_errors=False)
+
+    response = client.patch(ME, {"mail": {"x" * 5000: True}}, format="json")
+
+    data = assert_error(response, 400, "invalid")
+    assert len(response.content) < 1000 and len(data["detail"]) < 300

@@ -13,8 +13,11 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.middleware.csrf import _get_failure_view
+from django.test import RequestFactory
 from rest_framework.test import APIClient
 
+from config.errors import csrf_failure
 from games.models import Table
 from tests.factories import (
     TABLES,
@@ -540,3 +543,69 @@ def test_garbage_bodies_are_all_refused_with_json_and_change_nothing(game: Game)
             assert data["code"] and data["detail"], data
 
     assert snapshot(game.table.pk) == before
+
+
+# -- issue 9: what used to answer 500, or HTML --------------------------------------
+
+
+def test_a_play_of_no_card_against_a_chain_of_twos_is_refused_not_a_server_error() -> None:
+    alice, bob = make_users("alice", "bob")
+    options = {"twos_draw_two": True, "twos_stack": True}
+    table = started_table(alice, bob, game="crazy-8", options=options, seed=b"twos")
+    clients = {
+        0: client_for(alice, raise_errors=False),
+        1: client_for(bob, raise_errors=False),
+    }
+    view = play_match(
+        table,
+        rng=random.Random(2),
+        clients=dict(clients),
+        until=lambda v: Table.objects.get(pk=table.pk).state["penalty"] > 0,
+    )
+    assert view["status"] == "playing", "the match ended before a chain of twos was owed"
+    client = clients[view["you"]["seat"]]
+    before = snapshot(table.pk)
+
+    for card in ("", "2", None, ["2S"], 2, "2" * 10_000):
+        action = {"type": "play", "card": card}
+        data = assert_error(move(client, table.pk, view["version"], action), 400, "illegal_action")
+        assert data["detail"] == "a play names a card such as '7H' or '8S'"
+
+    assert snapshot(table.pk) == before
+
+
+def test_an_unknown_action_type_is_quoted_briefly_in_the_refusal(game: Game) -> None:
+    action = {"type": "x" * 10_000}
+
+    data = refused(
+        game, lambda: move(game.on_turn, game.table.pk, 0, action), 400, "illegal_action"
+    )
+
+    assert len(data["detail"]) < 100 and "play, draw or pass" in data["detail"]
+
+
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+def test_any_method_to_an_unknown_api_address_gets_404_json_without_a_csrf_page(
+    method: str,
+) -> None:
+    # A browser-like client, which Django's CSRF check would refuse before any view.
+    client = APIClient(enforce_csrf_checks=True)
+    client.raise_request_exception = False
+    alice_client = client_for(make_users("alice")[0], raise_errors=False)
+
+    for anyone in (client, alice_client):
+        for path in ("/api/nonexistent/", "/api/tables/1/shuffle/", "/api/tables"):
+            send = getattr(anyone, method)
+            assert_error(send(path, {"a": 1}, format="json"), 404, "not_found")
+
+
+def test_a_csrf_refusal_under_api_is_json_and_elsewhere_django_s_own_page() -> None:
+    assert _get_failure_view() is csrf_failure
+    factory = RequestFactory()
+
+    assert_error(csrf_failure(factory.post("/api/tables/"), reason="no cookie"), 403, "csrf_failed")
+    page = csrf_failure(factory.post("/admin/login/"), reason="no cookie")
+    assert page.status_code == 403 and page["Content-Type"].startswith("text/html")
+    browser = APIClient(enforce_csrf_checks=True)
+    response = browser.post("/admin/login/", {"username": "a", "password": "b"})
+    assert response.status_code == 403 and response["Content-Type"].startswith("text/html")

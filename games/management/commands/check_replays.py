@@ -20,7 +20,10 @@ class Command(BaseCommand):
         parser.add_argument("table_ids", nargs="*", type=int, help="only these tables")
 
     def handle(self, *args: Any, table_ids: list[int], **options: Any) -> None:
-        tables = Table.objects.exclude(status=Table.Status.OPEN).order_by("id")
+        # A table never started (open, or cancelled before its deal) has no log to replay.
+        tables = Table.objects.exclude(
+            status__in=[Table.Status.OPEN, Table.Status.CANCELLED]
+        ).order_by("id")
         if table_ids:
             tables = tables.filter(pk__in=table_ids)
         checked = 0

@@ -1,0 +1,94 @@
+"""Is Fairdeal working: the database, the broker, and whether beat's periodic work still runs.
+
+A dead or silent beat shows nowhere else: the worker still says "ready" and
+every request still succeeds, but no deadline passes and no mail goes. So each
+completed sweep and outbox drain records a :class:`~games.models.Heartbeat`,
+and :func:`status` calls the service unhealthy when the last sweep is older
+than a few sweep intervals. ``GET /healthz`` and ``manage.py health`` report it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from games.models import Heartbeat
+
+
+def record(name: str, at: datetime | None = None) -> None:
+    """Record that the periodic work called ``name`` has just completed."""
+    Heartbeat.objects.update_or_create(name=name, defaults={"at": at or timezone.now()})
+
+
+def stale_after() -> float:
+    """Seconds after which a missing sweep means beat is dead or silent: a few intervals."""
+    return max(settings.FAIRDEAL_HEALTH_SWEEP_INTERVALS * settings.FAIRDEAL_SWEEP_SECONDS, 10.0)
+
+
+def _database() -> dict[str, Any]:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as error:
+        return {"ok": False, "error": type(error).__name__}
+    return {"ok": True}
+
+
+def _broker() -> dict[str, Any]:
+    from config.celery import app
+
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=2)
+    except Exception as error:
+        return {"ok": False, "error": type(error).__name__}
+    return {"ok": True, "transport": app.conf.broker_url.split("://")[0]}
+
+
+def _heartbeats() -> dict[str, datetime]:
+    return dict(Heartbeat.objects.values_list("name", "at"))
+
+
+def status(now: datetime | None = None) -> dict[str, Any]:
+    """What an operator needs to know, as JSON; ``ok`` is false if anything is wrong.
+
+    The sweep is late when it last completed more than :func:`stale_after`
+    seconds ago, or never has: that is a beat that died or was never started.
+    """
+    from games import outbox
+
+    now = now or timezone.now()
+    database = _database()
+    report: dict[str, Any] = {"database": database, "broker": _broker()}
+    if database["ok"]:
+        beats = _heartbeats()
+        limit = stale_after()
+        last = beats.get("sweep")
+        age = (now - last).total_seconds() if last else None
+        report["sweep"] = {
+            "ok": age is not None and age <= limit,
+            "last": last.isoformat() if last else None,
+            "age_seconds": round(age, 1) if age is not None else None,
+            "interval_seconds": settings.FAIRDEAL_SWEEP_SECONDS,
+            "stale_after_seconds": limit,
+        }
+        waiting = outbox.pending()
+        oldest = waiting["oldest"]
+        drained = beats.get("outbox")
+        report["outbox"] = {
+            "pending": waiting["pending"],
+            "failing": waiting["failing"],
+            "oldest_age_seconds": round((now - oldest).total_seconds(), 1) if oldest else None,
+            "last_drain": drained.isoformat() if drained else None,
+        }
+    else:
+        report["sweep"] = {"ok": False, "error": "the database cannot be reached"}
+    report["ok"] = all(
+        part["ok"] for part in (report["database"], report["broker"], report["sweep"])
+    )
+    return report

@@ -1,0 +1,166 @@
+"""The transactional outbox: work that follows a commit, done once it has committed.
+
+A write that wants something done afterwards (mail now, rating updates later)
+calls :func:`enqueue` inside its own transaction. The item is a row, so it
+commits with the write or not at all: no broker call stands between the commit
+and the answer to the client, and a broker outage delays the work but loses
+none of it.
+
+After the commit, the worker is woken to :func:`drain` the outbox at once
+(``games.drain_outbox``); if that wake-up cannot be sent, beat's periodic
+drain finds the item anyway. Draining claims a batch with
+``SELECT ... FOR UPDATE SKIP LOCKED`` and moves each claimed item's
+``due_at`` a lease ahead, so several workers share the work and an item a
+dead worker held is tried again when its lease runs out. A handler that
+raises is retried with growing backoff, up to an hour apart, for as long as it
+takes; nothing is dropped. Handlers must be idempotent (the mail handler
+claims each mail with a unique row), since a lease can run out while a slow
+handler still runs.
+
+Handlers are registered by name with :func:`handler`, in the module of the
+app they belong to, imported by that app's ``ready()``::
+
+    @outbox.handler("games.notify")
+    def _notify(table_id: int) -> None: ...
+
+    outbox.enqueue("games.notify", table_id=table.pk)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from games import health
+from games.models import OutboxItem
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[..., Any]
+HANDLERS: dict[str, Handler] = {}
+
+# How long a claimed item is left to the worker that claimed it.
+LEASE = timedelta(minutes=5)
+# The wait before try n+1 after n failures: 5 s, 10 s, 20 s ... never more than an hour.
+FIRST_BACKOFF = timedelta(seconds=5)
+LONGEST_BACKOFF = timedelta(hours=1)
+BATCH = 50
+# Done items are kept this long, for whoever looks into a complaint, then deleted.
+KEEP_DONE = timedelta(days=7)
+
+
+def handler(kind: str) -> Callable[[Handler], Handler]:
+    """Register the function that does the work of items of ``kind``."""
+
+    def register(function: Handler) -> Handler:
+        if kind in HANDLERS and HANDLERS[kind] is not function:
+            raise ValueError(f"outbox kind {kind!r} has a handler already")
+        HANDLERS[kind] = function
+        return function
+
+    return register
+
+
+def enqueue(kind: str, **payload: Any) -> OutboxItem:
+    """Record work to do once the surrounding transaction commits.
+
+    ``payload`` is JSON: ids, not objects. Outside a transaction the item
+    commits at once and the worker is woken at once.
+    """
+    if kind not in HANDLERS:
+        raise ValueError(f"no outbox handler for {kind!r}")
+    item = OutboxItem.objects.create(kind=kind, payload=payload, due_at=timezone.now())
+    transaction.on_commit(wake, robust=True)
+    return item
+
+
+def wake() -> None:
+    """Ask a worker to drain now. A broker that cannot be reached only delays the work."""
+    from games import tasks  # games.tasks imports the services, which import this module
+
+    try:
+        tasks.drain_outbox.delay()
+    except Exception:  # the broker is down: beat's periodic drain will find the items
+        logger.warning("could not wake a worker to drain the outbox; beat will", exc_info=True)
+
+
+def backoff(attempts: int) -> timedelta:
+    """The wait after ``attempts`` failed tries.
+
+    >>> [int(backoff(n).total_seconds()) for n in (1, 2, 3, 11, 50)]
+    [5, 10, 20, 3600, 3600]
+    """
+    return min(FIRST_BACKOFF * 2 ** min(attempts - 1, 20), LONGEST_BACKOFF)
+
+
+def _claim(now: datetime, batch: int) -> list[OutboxItem]:
+    with transaction.atomic():
+        items = list(
+            OutboxItem.objects.select_for_update(skip_locked=True)
+            .filter(done_at__isnull=True, due_at__lte=now)
+            .order_by("due_at", "id")[:batch]
+        )
+        if items:
+            OutboxItem.objects.filter(pk__in=[item.pk for item in items]).update(
+                due_at=now + LEASE, attempts=F("attempts") + 1
+            )
+    return items
+
+
+def _run(item: OutboxItem) -> bool:
+    """Do one claimed item; True if it is done, False if it will be tried again."""
+    attempts = item.attempts + 1
+    try:
+        work = HANDLERS[item.kind]
+        work(**item.payload)
+    except Exception as error:
+        logger.exception("outbox item %s failed (try %s)", item.pk, attempts)
+        OutboxItem.objects.filter(pk=item.pk).update(
+            due_at=timezone.now() + backoff(attempts),
+            last_error=f"{type(error).__name__}: {error}"[:2000],
+        )
+        return False
+    OutboxItem.objects.filter(pk=item.pk).update(done_at=timezone.now(), last_error="")
+    return True
+
+
+def drain(*, batch: int = BATCH, limit: int | None = None) -> int:
+    """Do every item that is due, a claimed batch at a time; returns how many are done.
+
+    Stops when nothing due is left (or after ``limit`` items). Safe to run in
+    any number of workers at once.
+    """
+    done = 0
+    while limit is None or done < limit:
+        now = timezone.now()
+        items = _claim(now, batch if limit is None else min(batch, limit - done))
+        for item in items:
+            done += _run(item)
+        if len(items) < batch:
+            break
+    health.record("outbox")
+    return done
+
+
+def purge(*, now: datetime | None = None) -> int:
+    """Delete items done more than :data:`KEEP_DONE` ago."""
+    now = now or timezone.now()
+    deleted, _ = OutboxItem.objects.filter(done_at__lt=now - KEEP_DONE).delete()
+    return deleted
+
+
+def pending() -> dict[str, Any]:
+    """How much work waits, and since when: for the health endpoint."""
+    waiting = OutboxItem.objects.filter(done_at__isnull=True)
+    oldest = waiting.order_by("created_at").values_list("created_at", flat=True).first()
+    return {
+        "pending": waiting.count(),
+        "failing": waiting.filter(attempts__gt=0, last_error__gt="").count(),
+        "oldest": oldest,
+    }

@@ -1,0 +1,202 @@
+"""Password guessing: bounded per account and per address, refused before any hashing."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.contrib.auth.hashers import get_hasher
+
+from accounts import services
+from accounts.throttling import lock_seconds
+from tests.factories import PASSWORD, assert_error, body, client_for, make_users
+
+TOKEN = "/api/accounts/token/"
+WRONG = "not the password at all"
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def alice() -> Any:
+    (alice,) = make_users("alice")
+    return alice
+
+
+@pytest.fixture
+def generous_rates(settings: Any) -> None:
+    """Only the account's own lock is left to stop a guesser."""
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"accounts": "10000/min"},
+    }
+    settings.FAIRDEAL_LOGIN_ADDRESS_RATE = "10000/hour"
+
+
+class Spies:
+    def __init__(self, authenticate: mock.Mock, encode: mock.Mock) -> None:
+        self.authenticate, self.encode = authenticate, encode
+
+    @property
+    def hashed(self) -> int:
+        """Passwords hashed: checked against an account (verify encodes), or for no account."""
+        return self.encode.call_count
+
+
+@pytest.fixture
+def spies() -> Iterator[Spies]:
+    hasher = type(get_hasher())
+    with (
+        mock.patch.object(services, "authenticate", wraps=services.authenticate) as authenticate,
+        mock.patch.object(hasher, "encode", autospec=True, side_effect=hasher.encode) as encode,
+    ):
+        yield Spies(authenticate, encode)
+
+
+def log_in(password: str, *, username: str = "alice", **headers: str) -> Any:
+    client = client_for(raise_errors=False)
+    return client.post(
+        TOKEN, {"username": username, "password": password}, format="json", **headers
+    )
+
+
+def test_130_failures_each_with_a_new_forged_address_leave_the_right_password_refused(
+    alice: Any, spies: Spies
+) -> None:
+    answers = [
+        log_in(WRONG, HTTP_X_FORWARDED_FOR=f"10.{i // 250}.{i % 250}.1").status_code
+        for i in range(130)
+    ]
+
+    # Five free failures, then one each time a 2, 4, 8... second lock runs out.
+    assert answers[:6] == [400] * 6
+    assert answers.count(400) <= 8
+    assert set(answers) == {400, 429}
+    right = log_in(PASSWORD, HTTP_X_FORWARDED_FOR="192.0.2.99")
+    assert_error(right, 429, "throttled")
+    assert spies.hashed == answers.count(400)
+
+
+def test_the_account_lock_alone_holds_when_the_request_rates_are_generous(
+    alice: Any, spies: Spies, generous_rates: None
+) -> None:
+    answers = [log_in(WRONG).status_code for _ in range(130)]
+
+    assert answers[:7] == [400] * 6 + [429]  # five free failures, then one takes the lock
+    assert answers.count(400) <= 8  # and one more each time a lock runs out
+    assert spies.authenticate.call_count == spies.hashed == answers.count(400)
+    assert_error(log_in(PASSWORD), 429, "throttled")
+    assert spies.authenticate.call_count == answers.count(400)
+
+
+def test_a_locked_account_is_refused_without_hashing_the_password(
+    alice: Any, spies: Spies, generous_rates: None
+) -> None:
+    for _ in range(6):
+        log_in(WRONG)
+    spies.authenticate.reset_mock()
+    spies.encode.reset_mock()
+
+    response = log_in(PASSWORD)
+
+    data = assert_error(response, 429, "throttled")
+    wait = int(response["Retry-After"])
+    assert 1 <= wait <= 2
+    assert "this account" in data["detail"]
+    assert "try again in" in data["detail"]
+    assert spies.authenticate.call_count == 0
+    assert spies.hashed == 0
+
+
+def test_a_name_in_another_case_shares_the_lock(alice: Any, generous_rates: None) -> None:
+    for _ in range(6):
+        log_in(WRONG)
+
+    assert_error(log_in(PASSWORD, username="ALICE"), 429, "throttled")
+    assert_error(log_in(PASSWORD, username="\uff41lice"), 429, "throttled")
+
+
+def test_each_further_failure_locks_the_account_twice_as_long(
+    alice: Any, settings: Any, generous_rates: None
+) -> None:
+    settings.FAIRDEAL_LOGIN_FREE_FAILURES = 1
+    assert log_in(WRONG).status_code == 400  # free
+    assert log_in(WRONG).status_code == 400  # takes a 2-second lock
+
+    locked = log_in(WRONG)
+    assert_error(locked, 429, "throttled")
+    assert 1 <= int(locked["Retry-After"]) <= 2
+
+    time.sleep(2.2)
+    assert log_in(WRONG).status_code == 400  # takes a 4-second lock
+    locked = log_in(WRONG)
+    assert_error(locked, 429, "throttled")
+    assert 3 <= int(locked["Retry-After"]) <= 4
+
+
+def test_the_lock_is_capped(settings: Any) -> None:
+    settings.FAIRDEAL_LOGIN_FREE_FAILURES = 5
+    settings.FAIRDEAL_LOGIN_MAX_LOCK_SECONDS = 900
+
+    assert [lock_seconds(n) for n in (1, 5, 6, 7, 9, 15, 16, 1000)] == [
+        0,
+        0,
+        2,
+        4,
+        16,
+        900,
+        900,
+        900,
+    ]
+
+
+def test_a_success_clears_the_accounts_failures(alice: Any, generous_rates: None) -> None:
+    assert [log_in(WRONG).status_code for _ in range(4)] == [400] * 4
+    assert log_in(PASSWORD).status_code == 200
+
+    assert [log_in(WRONG).status_code for _ in range(6)] == [400] * 6
+    assert_error(log_in(WRONG), 429, "throttled")
+
+
+def test_an_unknown_name_is_locked_like_a_real_one(generous_rates: None) -> None:
+    # The lock must not tell which names have accounts.
+    answers = [log_in(WRONG, username="nobody").status_code for _ in range(8)]
+
+    assert answers == [400] * 6 + [429] * 2
+
+
+def test_one_address_cannot_spread_its_guesses_over_many_accounts(
+    settings: Any, spies: Spies
+) -> None:
+    settings.FAIRDEAL_LOGIN_ADDRESS_RATE = "10/hour"
+    make_users(*(f"victim{i}" for i in range(12)))
+
+    answers = [
+        log_in(WRONG, username=f"victim{i}", HTTP_X_FORWARDED_FOR=f"10.0.0.{i}").status_code
+        for i in range(12)
+    ]
+
+    assert answers == [400] * 10 + [429] * 2
+    refused = log_in(PASSWORD, username="victim11")
+    data = assert_error(refused, 429, "throttled")
+    assert "your address" in data["detail"]
+    assert spies.authenticate.call_count == 10
+    # Another client is not held back by this one.
+    other = client_for(raise_errors=False).post(
+        TOKEN,
+        {"username": "victim11", "password": PASSWORD},
+        format="json",
+        REMOTE_ADDR="192.0.2.7",
+    )
+    assert other.status_code == 200, other.content
+    assert "token" in body(other)
+
+
+def test_successes_do_not_use_up_the_addresss_failures(alice: Any, settings: Any) -> None:
+    settings.FAIRDEAL_LOGIN_ADDRESS_RATE = "3/hour"
+
+    assert [log_in(PASSWORD).status_code for _ in range(5)] == [200] * 5
+    assert [log_in(WRONG).status_code for _ in range(4)] == [400, 400, 400, 429]

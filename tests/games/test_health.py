@@ -1,0 +1,99 @@
+"""The health endpoint and ``manage.py health``: a dead or silent beat shows."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.utils import timezone
+
+from config.celery import app
+from games import health, services
+from games.models import Heartbeat
+
+pytestmark = pytest.mark.django_db
+
+
+def healthz() -> tuple[int, dict[str, Any]]:
+    response = Client().get("/healthz")
+    assert response["Content-Type"] == "application/json"
+    assert "no-cache" in response["Cache-Control"] or "no-store" in response["Cache-Control"]
+    return response.status_code, json.loads(response.content)
+
+
+def test_a_recent_sweep_is_healthy() -> None:
+    services.sweep_deadlines()
+
+    status, report = healthz()
+
+    assert status == 200
+    assert report["ok"] is True
+    assert report["database"]["ok"] and report["broker"]["ok"] and report["sweep"]["ok"]
+    assert report["sweep"]["age_seconds"] < 5
+    assert report["outbox"]["pending"] == 0
+
+
+def test_no_sweep_ever_is_a_dead_beat_and_answers_503() -> None:
+    status, report = healthz()
+
+    assert status == 503
+    assert report["ok"] is False
+    assert report["sweep"] == {
+        "ok": False,
+        "last": None,
+        "age_seconds": None,
+        "interval_seconds": pytest.approx(5.0),
+        "stale_after_seconds": pytest.approx(20.0),
+    }
+
+
+def test_a_sweep_older_than_a_few_intervals_answers_503(settings: Any) -> None:
+    settings.FAIRDEAL_SWEEP_SECONDS = 5.0
+    settings.FAIRDEAL_HEALTH_SWEEP_INTERVALS = 4
+    health.record("sweep", timezone.now() - timedelta(seconds=19))
+    assert healthz()[0] == 200
+
+    health.record("sweep", timezone.now() - timedelta(seconds=21))
+    status, report = healthz()
+
+    assert status == 503
+    assert report["sweep"]["ok"] is False
+    assert report["sweep"]["age_seconds"] >= 21
+
+
+def test_a_broker_that_cannot_be_reached_answers_503(monkeypatch: pytest.MonkeyPatch) -> None:
+    services.sweep_deadlines()
+    monkeypatch.setattr(app.conf, "broker_url", "redis://127.0.0.1:1/0")
+
+    status, report = healthz()
+
+    assert status == 503
+    assert report["broker"]["ok"] is False
+    assert report["sweep"]["ok"] is True
+
+
+def test_health_says_nothing_secret_and_takes_no_post() -> None:
+    services.sweep_deadlines()
+    report = healthz()[1]
+    text = json.dumps(report)
+    assert "redis://" not in text and "postgres" not in text
+    assert Client().post("/healthz").status_code == 405
+
+
+def test_the_command_prints_the_report_and_exits_1_on_a_dead_beat() -> None:
+    out = StringIO()
+    with pytest.raises(SystemExit) as exit_:
+        call_command("health", stdout=out)
+    assert exit_.value.code == 1
+    assert json.loads(out.getvalue())["sweep"]["ok"] is False
+
+    services.sweep_deadlines()
+    out = StringIO()
+    call_command("health", stdout=out)  # no SystemExit: exit status 0
+    assert json.loads(out.getvalue())["ok"] is True
+    assert Heartbeat.objects.get(name="sweep").at <= timezone.now()

@@ -1,0 +1,153 @@
+"""Every operation of the OpenAPI schema, fuzzed: never a 5xx, every 4xx in JSON.
+
+Schemathesis reads ``/api/schema/`` from the WSGI application and sends each
+operation inputs that fit the schema and inputs that break it (wrong types,
+missing and extra fields, odd strings), as alice, who holds a real token and
+sits at tables in every state: open, playing (Crazy Eights, Crazy 8 with twos
+that stack, Dodo) and finished, beside a table she watches and does not sit
+at. Path parameters name those tables most of the time; a move's ``version``
+is often the table's real one, so that the action reaches the rules engine.
+
+Every answer must be below 500, and every 4xx JSON ``{"code", "detail"}``.
+
+The requests go through the WSGI handler as a real server's would, with its
+own transactions and commits, so the database is real (``transaction=True``)
+and the tables are made again for each operation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from hypothesis import HealthCheck, settings
+from rest_framework.authtoken.models import Token
+from schemathesis import GenerationMode
+
+from config.wsgi import application
+from games.models import Table
+from tests.factories import TokenFactory, make_users, open_table, started_table
+
+# Bounded so that the whole file runs in about a minute on two cores.
+EXAMPLES_PER_OPERATION = 25
+
+
+def check_answer(status: int, content_type: str, content: bytes) -> None:
+    """The property: no 5xx, and a 4xx is JSON with a machine code and a sentence."""
+    assert status < 500, f"a server error: {status} {content[:500]!r}"
+    if 400 <= status < 500:
+        assert content_type.startswith("application/json"), (status, content_type, content[:300])
+        data = json.loads(content)
+        assert isinstance(data, dict), data
+        assert isinstance(data.get("code"), str) and data["code"], data
+        assert isinstance(data.get("detail"), str) and data["detail"].strip(), data
+
+
+# The schema as a client reads it, from the application itself; it needs no database.
+schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", application)
+schema.config.generation.update(
+    modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
+    max_examples=EXAMPLES_PER_OPERATION,
+    deterministic=True,
+    database="none",
+)
+
+
+class Room:
+    """Alice's token and the tables a fuzzed request may name."""
+
+    def __init__(self) -> None:
+        alice, bob, carol = make_users("alice", "bob", "carol")
+        self.alice = alice
+        self.key = TokenFactory(user=alice).key
+        twos = {"twos_draw_two": True, "twos_stack": True, "last_card": True}
+        finished = started_table(alice, bob, seed=b"fuzz-finished")
+        Token.objects.get_or_create(user=bob)
+        tables = [
+            open_table(alice, seats=3),  # open, alice seated
+            open_table(bob, seats=2, game="dodo"),  # open, alice may join
+            started_table(alice, bob, seed=b"fuzz-eights"),
+            started_table(bob, alice, game="crazy-8", options=twos, seed=b"fuzz-twos"),
+            started_table(alice, bob, carol, game="dodo", seed=b"fuzz-dodo"),
+            started_table(bob, carol, seed=b"fuzz-watched"),  # playing, alice not seated
+            finished,
+        ]
+        from games import services
+
+        services.table_resign(table_id=finished.pk, user=bob)
+        self.table_ids = [table.pk for table in tables]
+
+    def headers(self) -> dict[str, str]:
+        # A fuzzed logout may have deleted the token: the next request still carries a real one.
+        Token.objects.get_or_create(user=self.alice, defaults={"key": self.key})
+        return {"Authorization": f"Token {self.key}"}
+
+    def aim(self, case: Any) -> None:
+        """Point a generated case at the tables: most ids name one, most versions are current."""
+        table_id = (case.path_parameters or {}).get("table_id")
+        if isinstance(table_id, int) and not isinstance(table_id, bool):
+            pick = table_id % (len(self.table_ids) + 1)
+            if pick < len(self.table_ids):
+                case.path_parameters["table_id"] = table_id = self.table_ids[pick]
+        body = case.body
+        if (
+            isinstance(body, dict)
+            and isinstance(body.get("version"), int)
+            and not isinstance(body["version"], bool)
+            and body["version"] % 4 != 3
+            and isinstance(table_id, int)
+        ):
+            table = Table.objects.filter(pk=table_id).first()
+            if table is not None:
+                body["version"] = table.version
+
+
+@pytest.fixture
+def room(transactional_db: None) -> Iterator[Room]:
+    # The WSGI handler closes the connection after each request, as a server's does;
+    # the tests keep theirs, as Django's test client does.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        yield Room()
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+
+
+@schema.parametrize()
+@settings(
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_no_operation_answers_a_server_error_and_every_refusal_is_json(
+    case: Any, room: Room
+) -> None:
+    room.aim(case)
+    response = case.call(headers=room.headers())
+    import sys
+    print("FUZZ", case.method, case.path, case.path_parameters, response.status_code, response.content[:150], file=sys.stderr)
+    check_answer(
+        response.status_code,
+        response.headers.get("content-type", [""])[0],
+        response.content,
+    )
+
+
+def test_the_check_flags_a_server_error_and_a_refusal_that_is_not_json() -> None:
+    body = json.dumps({"code": "server_error", "detail": "Something went wrong."}).encode()
+    with pytest.raises(AssertionError, match="a server error"):
+        check_answer(500, "application/json", body)
+    with pytest.raises(AssertionError):
+        check_answer(403, "text/html; charset=utf-8", b"<h1>Forbidden</h1>")
+    with pytest.raises(AssertionError):
+        check_answer(400, "application/json", b'{"detail": "no code"}')
+    check_answer(400, "application/json", b'{"code": "invalid", "detail": "A sentence."}')
+    check_answer(200, "application/yaml", b"openapi: 3.0.3")
