@@ -82,6 +82,10 @@ def test_complete_production_settings_are_accepted() -> None:
         ({"FAIRDEAL_BASE_URL": "fairdeal.example"}, "FAIRDEAL_BASE_URL"),
         ({"CELERY_BROKER_URL": None}, "CELERY_BROKER_URL"),
         ({"CELERY_BROKER_URL": "memory://"}, "CELERY_BROKER_URL"),
+        # Throttles count in the cache: every web process must share it.
+        ({"CACHE_URL": None}, "CACHE_URL"),
+        ({"CACHE_URL": "locmemcache://"}, "CACHE_URL"),
+        ({"CACHE_URL": "dbcache://fairdeal_cache"}, "CACHE_URL"),
         ({"FAIRDEAL_SIGNING_KEY": None}, "FAIRDEAL_SIGNING_KEY"),
     ],
 )
