@@ -49,6 +49,7 @@ bench: install
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/verify.py
 	$(BIN)/python bench/deadlines.py
+	$(BIN)/python bench/broker.py
 
 check-replays: install
 	$(BIN)/python manage.py check_replays

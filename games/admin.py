@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from games.models import Move, Seat, Table
+from games.models import Heartbeat, Move, OutboxItem, Seat, Table
 
 
 class SeatInline(admin.TabularInline):
@@ -21,3 +21,18 @@ class TableAdmin(admin.ModelAdmin):
 class MoveAdmin(admin.ModelAdmin):
     list_display = ("table", "seq", "kind", "seat", "created_at")
     exclude = ("events",)
+
+
+@admin.register(OutboxItem)
+class OutboxItemAdmin(admin.ModelAdmin):
+    """Work waiting after a commit: look here when /healthz says mail is waiting."""
+
+    list_display = ("id", "kind", "payload", "attempts", "due_at", "done_at", "created_at")
+    list_filter = ("kind", ("done_at", admin.EmptyFieldListFilter))
+    readonly_fields = ("kind", "payload", "created_at", "attempts", "last_error", "done_at")
+
+
+@admin.register(Heartbeat)
+class HeartbeatAdmin(admin.ModelAdmin):
+    list_display = ("name", "at")
+    readonly_fields = ("name", "at")

@@ -1,7 +1,7 @@
 """Celery tasks: each takes ids, calls a service and returns; the services hold the logic.
 
 Beat's periodic work (the sweep, reminders, the outbox drain) goes to the
-``deadlines`` queue, which every worker consumes beside the default one; a
+``periodic`` queue, which every worker consumes beside the default one; a
 backlog of other tasks therefore never holds a sweep back (see
 ``CELERY_TASK_ROUTES`` in the settings).
 """

@@ -105,8 +105,6 @@ def test_beat_sweep_on_a_real_worker_times_out_the_late_seat(
         "--beat",
         "--pool=solo",
         "--loglevel=INFO",
-        "-s",
-        str(tmp_path / "celerybeat-schedule"),
     ]
     passed = False
     with log.open("wb") as output:
@@ -172,5 +170,85 @@ def test_beat_sweep_on_a_real_worker_times_out_the_late_seat(
                 worker.kill()
                 worker.wait(timeout=10)
             broker.flushdb()
+            if not passed:
+                print(f"--- worker output ({log}), last lines ---\n{_tail(log)}")
+
+
+BACKLOG = 300
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_the_embedded_broker_a_backlog_does_not_hold_back_a_one_second_sweep(
+    tmp_path: Path, settings: object
+) -> None:
+    """``make run``'s shape: a worker with beat on the filesystem broker, sweeping every second.
+
+    A backlog of tasks waits in the default queue when the worker starts. kombu's own
+    filesystem transport delivered one task a second, and each sweep expired before it
+    was consumed: a two-second deadline was still in play after twenty. Now the sweep has
+    its own queue and never expires, and the broker delivers promptly.
+    """
+    settings.FAIRDEAL_MIN_DEADLINE_SECONDS = 1  # type: ignore[attr-defined]
+    env = {
+        **os.environ,
+        "DATABASE_URL": _test_database_url(),
+        "FAIRDEAL_VAR_DIR": str(tmp_path / "var"),
+        "CELERY_BROKER_URL": "filesystem://",
+        "FAIRDEAL_ENV": "test",
+        "CELERY_TASK_ALWAYS_EAGER": "false",
+        "FAIRDEAL_SWEEP_SECONDS": "1",
+        "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
+        "PYTHONUNBUFFERED": "1",
+    }
+    queue = tmp_path / "var" / "broker" / "queue"
+    # The backlog, queued by a producer of the same embedded broker before the worker runs.
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup()\n"
+            "from config.celery import app\n"
+            f"for _ in range({BACKLOG}): app.send_task('games.drain_outbox', queue='celery')",
+        ],
+        cwd=REPO,
+        env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
+        check=True,
+        timeout=120,
+    )
+    assert len(list(queue.glob("*.celery.msg"))) == BACKLOG
+
+    log = tmp_path / "worker.log"
+    command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--beat"]
+    command += ["--pool=solo", "--loglevel=INFO"]
+    passed = False
+    with log.open("wb") as output:
+        worker = subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT
+        )
+        try:
+            _wait_until_ready(worker, log)
+            alice, bob = make_users("alice", "bob")
+            table = started_table(alice, bob, deadline=DEADLINE)
+            due = table.deadline_at
+
+            give_up = time.monotonic() + FINISH_TIMEOUT
+            while time.monotonic() < give_up:
+                table.refresh_from_db()
+                if table.status == Table.Status.FINISHED:
+                    break
+                assert worker.poll() is None, f"the worker exited with {worker.returncode}"
+                time.sleep(0.1)
+            assert table.status == Table.Status.FINISHED, "the deadline was never enforced"
+            assert table.end_reason == "timeout"
+            # A sweep a second, plus slack for a busy machine: not twenty seconds.
+            assert table.finished_at - due <= MAX_LATENESS, table.finished_at - due
+            passed = True
+        finally:
+            worker.terminate()
+            try:
+                worker.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait(timeout=10)
             if not passed:
                 print(f"--- worker output ({log}), last lines ---\n{_tail(log)}")
