@@ -108,4 +108,3 @@ def password_change(*, user: Any, old_password: str, new_password: str, address:
     user.save(update_fields=["password"])
     Token.objects.filter(user=user).delete()
     return Token.objects.create(user=user)
-

@@ -2,8 +2,9 @@
 
 Per account (by the name asked for, whether or not it exists): the first
 ``FAIRDEAL_LOGIN_FREE_FAILURES`` failures cost nothing; every further attempt
-locks the account for 2, 4, 8... seconds (at most
-``FAIRDEAL_LOGIN_MAX_LOCK_SECONDS``) from the moment it starts. A success
+locks the account for 2, 4, 8... seconds (``FAIRDEAL_LOGIN_FIRST_LOCK_SECONDS``,
+then twice as long each time, at most ``FAIRDEAL_LOGIN_MAX_LOCK_SECONDS``) from
+the moment it starts. A success
 clears the account's failures and lock; failures are otherwise forgotten a day
 after the last one.
 
@@ -38,7 +39,9 @@ class AddressLocked(TooManyRequests):
 
 
 def lock_seconds(failures: int) -> int:
-    """How long the ``failures``-th failure in a row locks the account for.
+    """How long the attempt after ``failures - 1`` failures in a row locks the account for.
+
+    With the defaults (5 free failures, a first lock of 2 s, at most 900 s):
 
     >>> [lock_seconds(n) for n in (1, 5, 6, 7, 8, 20)]
     [0, 0, 2, 4, 8, 900]
@@ -46,7 +49,8 @@ def lock_seconds(failures: int) -> int:
     beyond = failures - settings.FAIRDEAL_LOGIN_FREE_FAILURES
     if beyond <= 0:
         return 0
-    return min(2 ** min(beyond, 30), settings.FAIRDEAL_LOGIN_MAX_LOCK_SECONDS)
+    first = settings.FAIRDEAL_LOGIN_FIRST_LOCK_SECONDS
+    return min(first * 2 ** min(beyond - 1, 30), settings.FAIRDEAL_LOGIN_MAX_LOCK_SECONDS)
 
 
 class LoginGuard:

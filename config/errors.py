@@ -8,6 +8,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
+from redis.exceptions import RedisError
 from rest_framework import exceptions, status
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -85,6 +86,17 @@ def error_body(code: str, detail: str, **extra: Any) -> dict[str, Any]:
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, RedisError):
+        # The shared cache (throttles, login locks) is down: refuse rather than count nothing.
+        logger.error("the cache cannot be reached: %s", exc)
+        return Response(
+            error_body(
+                "unavailable",
+                "A service we depend on cannot be reached; nothing was changed. Try again soon.",
+            ),
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": "30"},
+        )
     request = context.get("request")
     if request is not None and _is_api(request):
         # An error under /api/ is JSON whatever the view renders: the docs page's
@@ -92,9 +104,11 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         request.accepted_renderer = JSONRenderer()
         request.accepted_media_type = JSONRenderer.media_type
     if isinstance(exc, ServiceError):
-        return Response(error_body(exc.code, exc.message), status=exc.status)
+        return Response(error_body(exc.code, _bounded(exc.message)), status=exc.status)
     if isinstance(exc, RulesError):
-        return Response(error_body(exc.code, exc.message), status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            error_body(exc.code, _bounded(exc.message)), status=status.HTTP_400_BAD_REQUEST
+        )
     if isinstance(exc, RequestDataTooBig):
         return Response(
             error_body("body_too_large", "The request body is too large."),

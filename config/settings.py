@@ -199,7 +199,9 @@ if PRODUCTION:
         problems.append("CELERY_BROKER_URL must name a real broker")
     # Throttle counters must be shared by every web process (accounts block below).
     if not env.str("CACHE_URL", default="").startswith(("redis://", "rediss://")):
-        problems.append("CACHE_URL must name Redis (redis:// or rediss://), shared by every process")
+        problems.append(
+            "CACHE_URL must name Redis (redis:// or rediss://), shared by every process"
+        )
     if problems:
         raise ImproperlyConfigured("production settings refused: " + "; ".join(problems))
     SESSION_COOKIE_SECURE = True
@@ -368,6 +370,7 @@ REST_FRAMEWORK["NUM_PROXIES"] = FAIRDEAL_TRUSTED_PROXIES
 # each further one, never longer than the cap; failures are forgotten after a day without
 # one, or at once on success. An address may fail this often, whatever the accounts.
 FAIRDEAL_LOGIN_FREE_FAILURES = env.int("FAIRDEAL_LOGIN_FREE_FAILURES", default=5)
+FAIRDEAL_LOGIN_FIRST_LOCK_SECONDS = env.int("FAIRDEAL_LOGIN_FIRST_LOCK_SECONDS", default=2)
 FAIRDEAL_LOGIN_MAX_LOCK_SECONDS = env.int("FAIRDEAL_LOGIN_MAX_LOCK_SECONDS", default=15 * 60)
 FAIRDEAL_LOGIN_FAILURE_MEMORY_SECONDS = 24 * 3600
 FAIRDEAL_LOGIN_ADDRESS_RATE = env.str("FAIRDEAL_LOGIN_ADDRESS_RATE", default="30/hour")

@@ -124,7 +124,7 @@ def _notify(table_id: int, *, now: datetime | None = None) -> Counter[str]:
         return outcomes
     seats = list(
         table.seats.filter(user__isnull=False)
-        .select_related("user", "user__mail_preferences")
+        .select_related("user", "user__mail_preferences", "user__email_verification")
         .order_by("number")
     )
     if table.status == Table.Status.PLAYING:
@@ -197,7 +197,7 @@ def send_reminders(now: datetime | None = None, *, batch: int = 500) -> int:
         .filter(remind_from__lte=now)
         .exclude(user__mail_preferences__reminder=False)
         .filter(~Exists(reminded))
-        .select_related("table", "user", "user__mail_preferences")
+        .select_related("table", "user", "user__mail_preferences", "user__email_verification")
         .order_by("deadline_at")[:batch]
     )
     sent = 0

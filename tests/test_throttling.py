@@ -178,3 +178,24 @@ def test_two_processes_share_one_count(rates: Any) -> None:
     answers = [client.post(TOKEN, {}, format="json").status_code for _ in range(3)]
 
     assert answers == [400, 400, 429]
+
+
+@pytest.mark.django_db
+def test_with_the_cache_down_logins_are_refused_with_503_not_counted_as_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.core.cache import cache
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    def down(*args: Any, **kwargs: Any) -> None:
+        raise RedisConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(cache, "add", down)
+    response = client_for(raise_errors=False).post(
+        TOKEN, {"username": "alice", "password": "whatever it is"}, format="json"
+    )
+
+    data = assert_error(response, 503, "unavailable")
+    assert "nothing was changed" in data["detail"]
+    assert response["Retry-After"] == "30"
+    assert "6379" not in data["detail"]

@@ -126,8 +126,9 @@ def test_a_malformed_change_is_refused(alice: Any, data: dict) -> None:
 
 
 def test_guessing_the_old_password_with_a_stolen_token_is_locked_like_logging_in(
-    alice: Any,
+    alice: Any, settings: Any
 ) -> None:
+    settings.FAIRDEAL_LOGIN_FIRST_LOCK_SECONDS = 60
     client = client_for(alice, raise_errors=False)
 
     answers = [

@@ -68,7 +68,7 @@ def test_a_sweep_older_than_a_few_intervals_answers_503(settings: Any) -> None:
 
 def test_a_broker_that_cannot_be_reached_answers_503(monkeypatch: pytest.MonkeyPatch) -> None:
     services.sweep_deadlines()
-    monkeypatch.setattr(app.conf, "broker_url", "redis://127.0.0.1:1/0")
+    monkeypatch.setattr(app.conf, "broker_write_url", "redis://127.0.0.1:1/0")
 
     status, report = healthz()
 
