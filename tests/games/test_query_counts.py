@@ -1,0 +1,61 @@
+"""Queries per request on the paths every player takes: bounded, and not growing with the game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.factories import body, client_for, make_users, move, open_table, started_table, table_url
+
+pytestmark = pytest.mark.django_db
+
+# What each request costs today; a change that adds a query per request shows here.
+TABLE_VIEW = 5
+MOVE = 16
+JOIN_AND_DEAL = 22
+
+
+def client_to_act(table: Any) -> Any:
+    table.refresh_from_db()
+    (number,) = table.to_act
+    return client_for(table.seats.get(number=number).user)
+
+
+def test_the_table_view_costs_the_same_early_and_late_in_a_game(
+    django_assert_max_num_queries: Any,
+) -> None:
+    table = started_table(*make_users("alice", "bob"))
+    client = client_to_act(table)
+    with django_assert_max_num_queries(TABLE_VIEW):
+        view = body(client.get(table_url(table.pk)))
+    for _ in range(20):  # a game well under way: the log has grown
+        client = client_to_act(table)
+        view = body(client.get(table_url(table.pk)))
+        if view["status"] != "playing":
+            break
+        move(client, table.pk, view["version"], view["legal_actions"][0])
+    with django_assert_max_num_queries(TABLE_VIEW):
+        assert client.get(table_url(table.pk)).status_code == 200
+
+
+def test_a_move_costs_a_bounded_number_of_queries(django_assert_max_num_queries: Any) -> None:
+    table = started_table(*make_users("alice", "bob"))
+    client = client_to_act(table)
+    view = body(client.get(table_url(table.pk)))
+    with django_assert_max_num_queries(MOVE):
+        response = move(client, table.pk, view["version"], view["legal_actions"][0])
+    assert response.status_code == 200
+
+
+def test_the_join_that_deals_costs_a_bounded_number_of_queries(
+    django_assert_max_num_queries: Any,
+) -> None:
+    alice, bob, carol, dave = make_users("alice", "bob", "carol", "dave")
+    table = open_table(alice, seats=4)
+    for player in (bob, carol):
+        assert client_for(player).post(table_url(table.pk, "join")).status_code == 200
+    client = client_for(dave)
+    with django_assert_max_num_queries(JOIN_AND_DEAL):
+        response = client.post(table_url(table.pk, "join"))
+    assert body(response)["status"] == "playing"
