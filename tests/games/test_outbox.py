@@ -7,6 +7,8 @@ is never answered as a failure.
 
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -49,6 +51,15 @@ def broker_down(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(tasks.drain_outbox, "delay", unreachable)
     return tries
+
+
+@contextmanager
+def django_capture_on_commit_callbacks_executing() -> Any:
+    """Run the callbacks registered on commit, as a real commit would (robust ones log)."""
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        yield
 
 
 class FlakyBackend(locmem.EmailBackend):
@@ -283,3 +294,33 @@ def test_two_drains_at_once_do_each_item_once(
     assert OutboxItem.objects.filter(done_at__isnull=True).count() == 0
     game_over = [m for m in mailoutbox if m.subject.startswith("Game over")]
     assert len(game_over) == 2 * len(tables)
+
+
+def test_a_real_publish_to_a_broker_that_is_down_only_delays_the_mail(
+    players: list[Any], monkeypatch: pytest.MonkeyPatch, mailoutbox: list
+) -> None:
+    """No stand-in: the wake-up is published for real, to a port where nothing listens."""
+    from config.celery import app
+
+    table = started_table(*players)
+    OutboxItem.objects.update(done_at=timezone.now())
+    user, view = first_player_to_act(table)
+    monkeypatch.setitem(app.conf, "task_always_eager", False)
+    monkeypatch.setitem(app.conf, "broker_url", "redis://127.0.0.1:1/0")
+    monkeypatch.setitem(app.conf, "broker_write_url", "redis://127.0.0.1:1/0")
+    # Connections are pooled: start from none, so that the dead address is dialled.
+    monkeypatch.setattr(app, "_pool", None, raising=False)
+    monkeypatch.setattr(app.amqp, "_producer_pool", None, raising=False)
+
+    started = time.monotonic()
+    with django_capture_on_commit_callbacks_executing():
+        response = move(client_for(user), table.pk, view["version"], view["legal_actions"][0])
+    took = time.monotonic() - started
+
+    assert response.status_code == 200, response.content
+    assert took < 10, f"the move waited {took:.1f} s for a broker that is down"
+    (item,) = pending_items()
+    assert item.kind == "games.notify"
+    monkeypatch.undo()
+    assert outbox.drain() == 1  # beat's drain, once the broker is back
+    assert [m.subject for m in mailoutbox][-1].startswith(f"Your turn at table {table.pk}")
