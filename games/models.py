@@ -12,6 +12,10 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+# Why a table that never started was called off (``Table.end_reason`` when cancelled).
+CANCELLED = "cancelled"  # the host cancelled it
+EXPIRED = "expired"  # nobody filled it in time (FAIRDEAL_OPEN_TABLE_SECONDS)
+
 
 class Table(models.Model):
     class Status(models.TextChoices):
@@ -201,6 +205,9 @@ class Notice(models.Model):
         YOUR_TURN = "your_turn", "your turn"
         REMINDER = "reminder", "reminder"
         GAME_OVER = "game_over", "game over"
+        # A table called off before its game started (the host, or expiry); the
+        # player's game_over preference governs it: either way, the table has ended.
+        CANCELLED = "cancelled", "table cancelled"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notices"
@@ -220,7 +227,7 @@ class Notice(models.Model):
                 fields=["user", "table", "kind", "key"], name="notice_sent_once"
             ),
             models.CheckConstraint(
-                condition=Q(kind__in=["your_turn", "reminder", "game_over"]),
+                condition=Q(kind__in=["your_turn", "reminder", "game_over", "cancelled"]),
                 name="notice_kind_known",
             ),
         ]

@@ -27,7 +27,7 @@ from django.utils.timesince import timeuntil
 
 from accounts.models import wants_mail
 from games import outbox
-from games.models import Move, Notice, Seat, Table
+from games.models import CANCELLED, Move, Notice, Seat, Table
 from games.rules import find_ruleset
 from games.rules.base import RESIGNED, TIMEOUT
 
@@ -73,12 +73,16 @@ def _send(notice: Notice, subject: str, body: str) -> str:
     return SENT
 
 
+# The player's preference that governs each kind of mail.
+PREFERENCE = {Notice.Kind.CANCELLED: Notice.Kind.GAME_OVER}
+
+
 def _deliver(user: Any, table: Table, kind: str, deadline: datetime | None, mail: Any) -> str:
     """Claim, then send: ``mail()`` gives (subject, body) and runs only for the claimant.
 
     Returns SENT, SKIPPED (not wanted, or somebody else's claim) or FAILED.
     """
-    if not user.email or not wants_mail(user, kind):
+    if not user.email or not wants_mail(user, PREFERENCE.get(kind, kind)):
         return SKIPPED
     notice = _claim(user, table, kind, deadline)
     if notice is None:
@@ -152,6 +156,18 @@ def _notify(table_id: int, *, now: datetime | None = None) -> Counter[str]:
                 Notice.Kind.GAME_OVER,
                 None,
                 lambda seat=seat: game_over_mail(table, seat),
+            )
+            outcomes[outcome] += 1
+    elif table.status == Table.Status.CANCELLED:
+        for seat in seats:
+            if table.end_reason == CANCELLED and seat.user_id == table.created_by_id:
+                continue  # the host called it off, and knows
+            outcome = _deliver(
+                seat.user,
+                table,
+                Notice.Kind.CANCELLED,
+                None,
+                lambda seat=seat: cancelled_mail(table, seat),
             )
             outcomes[outcome] += 1
     return outcomes
@@ -327,3 +343,26 @@ def game_over_mail(table: Table, seat: Seat) -> tuple[str, str]:
     ]
     subject = f"Game over at table {table.pk} ({_game_name(table)})"
     return subject, "\n".join(lines)
+
+
+def cancelled_mail(table: Table, seat: Seat) -> tuple[str, str]:
+    if table.end_reason == CANCELLED:
+        why = "its host cancelled it before the game started"
+    else:
+        days = settings.FAIRDEAL_OPEN_TABLE_SECONDS / 86400
+        waited = f"{days:g} day{'s' if days != 1 else ''}"
+        why = f"its seats were not all taken within {waited}, so it expired"
+    subject = f"Table {table.pk} ({_game_name(table)}) will not be played"
+    body = "\n".join(
+        [
+            f"Hello {seat.user.username},",
+            "",
+            f"Table {table.pk} ({_game_name(table)}), where you had seat {seat.number}: {why}.",
+            "No cards were dealt, so nobody won or lost anything.",
+            "",
+            f"Open tables to join: {settings.FAIRDEAL_BASE_URL}/api/tables/",
+            "",
+            _turn_off(Notice.Kind.GAME_OVER),
+        ]
+    )
+    return subject, body

@@ -21,7 +21,7 @@ from config.errors import ServiceError
 from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, seed_for
 from games import health, notifications, outbox
-from games.models import Move, Seat, Table
+from games.models import CANCELLED, EXPIRED, Move, Seat, Table
 from games.rules import Event, GameState, find_ruleset
 from games.rules.base import RESIGNED, TIMEOUT
 from games.rules.chance import SEED_BYTES, SeededChance, commitment
@@ -284,9 +284,6 @@ def _start(table: Table) -> None:
 
 # -- cancelling and expiring ----------------------------------------------------
 
-CANCELLED = "cancelled"  # the host cancelled the table
-EXPIRED = "expired"  # nobody filled it in time (FAIRDEAL_OPEN_TABLE_SECONDS)
-
 
 @transaction.atomic
 def table_cancel(*, table_id: int, user: AbstractBaseUser) -> Table:
@@ -305,6 +302,7 @@ def table_cancel(*, table_id: int, user: AbstractBaseUser) -> Table:
     table.end_reason = CANCELLED
     table.cancelled_at = timezone.now()
     table.save(update_fields=["status", "end_reason", "cancelled_at"])
+    _after_commit_notify(table.pk)  # whoever had joined hears that there will be no game
     return table
 
 
@@ -333,6 +331,8 @@ def expire_open_tables(*, now: datetime | None = None, batch: int = EXPIRE_BATCH
             Table.objects.filter(pk__in=due, status=Table.Status.OPEN).update(
                 status=Table.Status.CANCELLED, end_reason=EXPIRED, cancelled_at=now
             )
+            for table_id in due:
+                _after_commit_notify(table_id)
         expired.extend(due)
         if len(due) < batch:
             return expired

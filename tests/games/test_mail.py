@@ -382,3 +382,55 @@ def test_notify_running_twice_at_once_sends_each_mail_once(mailoutbox: list) -> 
 
     assert sum(results) == 2, results
     assert sorted(m.to[0] for m in mailoutbox) == ["alice@example.com", "bob@example.com"]
+
+
+# -- tables that are never played ------------------------------------------------------
+
+
+def test_a_cancelled_table_mails_those_who_joined_but_not_the_host(
+    mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    alice, bob, carol = make_users("alice", "bob", "carol")
+    table = services.table_create(user=alice, game="crazy-eights", seats=4, deadline=3600)
+    for player in (bob, carol):
+        services.table_join(table_id=table.pk, user=player)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.table_cancel(table_id=table.pk, user=alice)
+    notifications.notify(table.pk)  # asked again: nobody is mailed twice
+
+    assert sorted(m.to[0] for m in mailoutbox) == sorted([bob.email, carol.email])
+    message = mailoutbox[0]
+    assert message.subject == f"Table {table.pk} (Crazy Eights) will not be played"
+    assert "its host cancelled it" in message.body
+    assert_no_secrets(mailoutbox, table)
+
+
+def test_an_expired_table_mails_everyone_seated_host_included(
+    mailoutbox: list, django_capture_on_commit_callbacks: Any, settings: Any
+) -> None:
+    settings.FAIRDEAL_OPEN_TABLE_SECONDS = 2 * 86400
+    alice, bob = make_users("alice", "bob")
+    table = services.table_create(user=alice, game="crazy-eights", seats=3, deadline=3600)
+    services.table_join(table_id=table.pk, user=bob)
+    later = timezone.now() + timedelta(days=3)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.expire_open_tables(now=later) == [table.pk]
+
+    assert sorted(m.to[0] for m in mailoutbox) == sorted([alice.email, bob.email])
+    assert "not all taken within 2 days, so it expired" in mailoutbox[0].body
+
+
+def test_no_cancellation_mail_goes_to_a_player_who_turned_game_over_mail_off(
+    mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    alice, bob = make_users("alice", "bob")
+    table = services.table_create(user=alice, game="crazy-eights", seats=3, deadline=3600)
+    services.table_join(table_id=table.pk, user=bob)
+    turn_off(bob, "game_over")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.table_cancel(table_id=table.pk, user=alice)
+
+    assert mailoutbox == []
