@@ -9,6 +9,7 @@ signing key, real mail and an https ``FAIRDEAL_BASE_URL`` from the environment.
 """
 
 import ipaddress
+from email.utils import parseaddr
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -191,6 +192,12 @@ if PRODUCTION:
     if base_url.scheme != "https" or is_local_host(base_url.hostname):
         problems.append(
             "FAIRDEAL_BASE_URL must be the site's public https address, not http or localhost"
+        )
+    # Mail from an address at localhost is refused or filed as spam by the players' servers.
+    sender_domain = parseaddr(DEFAULT_FROM_EMAIL)[1].rpartition("@")[2]
+    if is_local_host(sender_domain) or "." not in sender_domain:
+        problems.append(
+            "DEFAULT_FROM_EMAIL must be an address of the site's own mail domain, not localhost"
         )
     if (
         CELERY_BROKER_URL.split("://")[0] in ("memory", "filesystem")

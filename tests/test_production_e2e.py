@@ -145,6 +145,7 @@ def production(tmp_path: Path) -> Iterator[dict[str, Any]]:
         "CACHE_URL": CACHE,
         "FAIRDEAL_SIGNING_KEY": signing_key_pem(),
         "FAIRDEAL_BASE_URL": f"https://{HOST}",
+        "DEFAULT_FROM_EMAIL": f"Fairdeal <fairdeal@{HOST}>",
         "FAIRDEAL_TRUST_FORWARDED_PROTO": "true",
         "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
         "EMAIL_FILE_PATH": str(mail_dir),

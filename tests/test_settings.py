@@ -21,6 +21,7 @@ GOOD_PRODUCTION = {
     "EMAIL_URL": "smtp+tls://fairdeal:password@mail.example:587",
     "FAIRDEAL_BASE_URL": "https://fairdeal.example",
     "CACHE_URL": "redis://cache.example:6379/1",
+    "DEFAULT_FROM_EMAIL": "Fairdeal <fairdeal@fairdeal.example>",
 }
 
 
@@ -87,6 +88,11 @@ def test_complete_production_settings_are_accepted() -> None:
         ({"CACHE_URL": "locmemcache://"}, "CACHE_URL"),
         ({"CACHE_URL": "dbcache://fairdeal_cache"}, "CACHE_URL"),
         ({"FAIRDEAL_SIGNING_KEY": None}, "FAIRDEAL_SIGNING_KEY"),
+        # Players' mail servers refuse or bin mail from localhost.
+        ({"DEFAULT_FROM_EMAIL": None}, "DEFAULT_FROM_EMAIL"),
+        ({"DEFAULT_FROM_EMAIL": "fairdeal@localhost"}, "DEFAULT_FROM_EMAIL"),
+        ({"DEFAULT_FROM_EMAIL": "Fairdeal <fairdeal@127.0.0.1>"}, "DEFAULT_FROM_EMAIL"),
+        ({"DEFAULT_FROM_EMAIL": "fairdeal"}, "DEFAULT_FROM_EMAIL"),
     ],
 )
 def test_production_refuses_a_development_default(change: dict, complaint: str) -> None:
