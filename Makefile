@@ -13,7 +13,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/fairdeal
 # Throttles count in Redis in the tests, as in production (each xdist worker under its own prefix).
 TEST_CACHE_URL ?= redis://127.0.0.1:6379/1
 
-.PHONY: install run worker test lint bench check-replays clean
+.PHONY: install run worker test lint typecheck bench check-replays clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,16 +34,21 @@ run: install
 	worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-test: install
+# The strict type check of the engine and the verifier comes first: it takes seconds.
+test: install typecheck
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} CACHE_URL=$${CACHE_URL:-$(TEST_CACHE_URL)} \
 		FAIRDEAL_ENV=test $(BIN)/pytest -n 2
 
 worker: install
 	$(BIN)/celery -A config worker --beat --loglevel=INFO
 
-lint: install
+lint: install typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# mypy --strict over the Django-free code ([tool.mypy] in pyproject.toml).
+typecheck: install
+	$(BIN)/mypy
 
 bench: install
 	$(BIN)/python bench/engine.py

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -46,12 +47,13 @@ _HEX = re.compile(r"[0-9a-f]*")
 class VerificationError(Exception):
     """The first thing wrong with a record, in a sentence a person understands.
 
-    ``exit_code`` is what ``python -m fairplay.verify`` exits with: 1 for a
-    discrepancy (the record does not hold), 2 when the record cannot be judged
-    at all (unreadable, not a record, made under versions this verifier does
-    not know).
+    ``word`` and ``exit_code`` are what ``python -m fairplay.verify`` prints
+    first and exits with: ``FAILED`` and 1 for a discrepancy (the record does
+    not hold); :class:`CannotJudge` has ``CANNOT JUDGE`` and 2 (the record, or
+    the key it is to be checked against, cannot be judged at all).
     """
 
+    word = "FAILED"
     exit_code = 1
 
     def __init__(self, message: str) -> None:
@@ -60,8 +62,13 @@ class VerificationError(Exception):
 
 
 class CannotJudge(VerificationError):
-    """The verifier cannot say whether the record holds: never a verdict either way."""
+    """The verifier cannot say whether the record holds: never a verdict either way.
 
+    Unreadable, not JSON, not a signed record, made under versions this
+    verifier does not know, or a ``--key`` that is not a usable public key.
+    """
+
+    word = "CANNOT JUDGE"
     exit_code = 2
 
 
@@ -205,6 +212,10 @@ def check_signature(
 
 def _hex_field(text: str, size: int, name: str) -> bytes:
     if len(text) != 2 * size or not _HEX.fullmatch(text):
+        if len(text) == 2 * size and _HEX.fullmatch(text.lower()):
+            raise VerificationError(
+                f"{name} is written in upper-case hex; a record writes hex in lowercase only"
+            )
         raise VerificationError(f"{name} must be {2 * size} lowercase hex characters")
     return bytes.fromhex(text)
 
@@ -244,20 +255,69 @@ def public_key_from_pem(data: bytes) -> Ed25519PublicKey:
     return key
 
 
+def public_key_from_document(text: str) -> Ed25519PublicKey:
+    """The JSON document ``GET /api/fairplay/key/`` answers (:func:`describe_public_key`).
+
+    It needs ``public_key`` or ``pem`` (it has both); every field it has must
+    agree with the others: ``algorithm`` Ed25519, ``public_key`` and ``pem``
+    one key, ``key_id`` that key's id. Anything else cannot be judged against.
+    """
+    try:
+        document = json.loads(text)
+    except ValueError as exc:
+        raise CannotJudge(
+            f"the key file starts like a JSON document but is not JSON: {exc}"
+        ) from None
+    if not isinstance(document, dict) or not ({"public_key", "pem"} & set(document)):
+        raise CannotJudge(
+            "a key document is the JSON object GET /api/fairplay/key/ answers, with "
+            "public_key (64 hex characters) or pem"
+        )
+    if document.get("algorithm", ALGORITHM) != ALGORITHM:
+        raise CannotJudge(
+            f"the key document is for the algorithm {document['algorithm']!r}; records are "
+            f"signed with {ALGORITHM}"
+        )
+    keys: list[Ed25519PublicKey] = []
+    for name in ("public_key", "pem"):
+        if name in document and not isinstance(document[name], str):
+            raise CannotJudge(f"the key document's {name} must be a string")
+    if "public_key" in document:
+        keys.append(public_key_from_hex(document["public_key"]))
+    if "pem" in document:
+        keys.append(public_key_from_pem(document["pem"].encode("ascii", errors="replace")))
+    if len({public_key_bytes(key) for key in keys}) > 1:
+        raise CannotJudge("the key document's public_key and pem are two different keys")
+    key = keys[0]
+    if "key_id" in document and document["key_id"] != key_id(key):
+        raise CannotJudge(
+            f"the key document's key_id is {document['key_id']!r}, but its key's id is "
+            f"{key_id(key)}"
+        )
+    return key
+
+
 def public_key_from_text(text: str) -> Ed25519PublicKey:
-    """A public key given as PEM text or as 64 hex characters."""
+    """A public key given as PEM text, as 64 hex characters (either case), or as the key document."""
+    if text.lstrip().startswith("{"):
+        return public_key_from_document(text)
     if "-----BEGIN" in text:
         return public_key_from_pem(text.encode("ascii", errors="replace"))
     return public_key_from_hex(text)
 
 
 def load_public_key(spec: str) -> Ed25519PublicKey:
-    """``--key``: 64 hex characters, or the path of a file holding PEM or hex."""
+    """``--key``: 64 hex characters, or the path of a file holding PEM, hex or the key document.
+
+    The key document is ``GET /api/fairplay/key/``'s answer saved as it is. Hex
+    may be in either case here (it is the verifier's input, not the record). A
+    file may start with a UTF-8 byte-order mark.
+    """
     if len(spec) == 2 * PUBLIC_KEY_BYTES and _HEX.fullmatch(spec.lower()):
         return public_key_from_hex(spec)
     path = Path(spec)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise CannotJudge(
             f"the key {spec!r} is neither 64 hex characters nor a file that exists"

@@ -2,9 +2,12 @@
 
     python -m fairplay.verify RECORD.json [--key PUBLIC_KEY]
 
-``PUBLIC_KEY`` is 64 hex characters (the raw Ed25519 key) or the path of a
-file holding the key as PEM or hex; it is published at ``GET
-/api/fairplay/key/``. Without ``--key`` the key inside the record is used,
+``RECORD.json`` is the envelope ``GET /api/tables/{id}/record/`` answers (``-``
+reads standard input): UTF-8 JSON, which may start with one UTF-8 byte-order
+mark (it is skipped; any other is refused). ``PUBLIC_KEY`` is 64 hex
+characters (the raw Ed25519 key, either case) or the path of a file holding
+the key as PEM, as hex, or as the JSON document ``GET /api/fairplay/key/``
+answers, saved as it is. Without ``--key`` the key inside the record is used,
 which proves the record intact but not who signed it.
 
 The checks run in the order ``docs/fairplay.md`` specifies, and the first that
@@ -13,20 +16,31 @@ fails is reported in words:
 1. the envelope is a signed record; its format, seed derivation, game and
    rules versions are ones this verifier knows (otherwise it refuses to judge:
    exit 2, never a wrong verdict);
-2. the Ed25519 signature over the record's RFC 8785 canonical JSON;
-3. the record's fields and their types;
-4. the commitment is SHA-256 of the server seed; each receipt is SHA-256 of
+2. every number in the record is a whole number from -(2^53 - 1) to
+   2^53 - 1 (a fraction, or a whole number beyond, fails: exit 1);
+3. the Ed25519 signature over the record's RFC 8785 canonical JSON;
+4. the record's fields and their types (hex in lowercase: upper-case hex in
+   a record fails);
+5. the commitment is SHA-256 of the server seed; each receipt is SHA-256 of
    its contribution; the game seed is derived from the server seed and every
    contribution, in order;
-5. the replay: the game is started from the game seed and every step of the
+6. the replay: the game is started from the game seed and every step of the
    log applied through the rules engine; each action must be legal, and every
    event it causes (every dealt, drawn and reshuffled card) must equal the
    recorded one;
-6. the game is over and its result is the recorded one.
+7. the game is over and its result is the recorded one.
 
-Exit status: 0 and a one-line summary when everything holds; 1 and
-``FAILED: <the first discrepancy>`` when something does not; 2 when the record
-cannot be judged (unreadable, not JSON, not a record, unknown versions).
+What it prints, and its exit status; the first word always goes with the
+status:
+
+- ``OK table ...`` on standard output, status 0: the record holds;
+- ``FAILED: <the first discrepancy>`` on standard error, status 1: the
+  record does not hold;
+- ``CANNOT JUDGE: <why>`` on standard error, status 2: no verdict either way
+  (the file is unreadable or not JSON, it is not a signed record, its
+  versions are ones this verifier does not know, the ``--key`` is not a
+  usable public key, the command line is wrong, or the verifier itself
+  failed). A record that cannot be judged is never reported as ``FAILED``.
 """
 
 from __future__ import annotations
@@ -34,9 +48,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -50,7 +65,7 @@ from fairplay.signing import (
     check_signature,
     load_public_key,
 )
-from games.rules import RULESETS
+from games.rules import RULESETS, VERSIONS
 from games.rules.base import (
     FORFEIT_REASONS,
     RESIGNED,
@@ -62,12 +77,16 @@ from games.rules.base import (
     Ruleset,
     same_json,
 )
-from games.rules.chance import DERIVATION_VERSION, SEED_BYTES, SeededChance, game_seed
+from games.rules.chance import DERIVATION_VERSION, SEED_BYTES, game_seed
+from games.rules.replay import Act, Entry, Forfeit, replay
 
 KNOWN_FORMATS = (RECORD_FORMAT,)
 KNOWN_DERIVATIONS = (DERIVATION_VERSION,)
 
 _HEX = re.compile(r"(?:[0-9a-f]{2})*")
+# Every number in a record is a whole number in this range (I-JSON, RFC 7493).
+MAX_SAFE_INTEGER = 2**53 - 1
+UTF8_BOM = b"\xef\xbb\xbf"
 
 __all__ = [
     "CannotJudge",
@@ -125,6 +144,7 @@ def verify(envelope: Any, public_key: Ed25519PublicKey | None = None) -> Summary
     """
     record = _check_envelope(envelope)
     ruleset = _check_versions(record)
+    _check_numbers(record, "")
     kid = check_signature(envelope, public_key)
     _check_fields(record, ruleset)
     server_seed = _check_commitment(record)
@@ -180,15 +200,18 @@ def _check_versions(record: dict[str, Any]) -> Ruleset:
         raise CannotJudge(
             f"this record is of the game {game!r}; this verifier knows {', '.join(RULESETS)}"
         )
-    ruleset = RULESETS[game]
     version = record.get("ruleset_version")
-    if version != ruleset.version:
+    if not isinstance(version, str):
+        raise CannotJudge("this is not a Fairdeal record: it names no ruleset_version")
+    # Every version this verifier knows replays under its own rules: a record made
+    # before a game's rules changed still verifies as the table played it.
+    known_versions = [v for v, ruleset in VERSIONS.items() if ruleset.id == game]
+    if version not in known_versions:
         raise CannotJudge(
-            f"this record was made under {version}; this verifier knows {ruleset.version}"
-            if isinstance(version, str)
-            else "this is not a Fairdeal record: it names no ruleset_version"
+            f"this record was made under {version}; this verifier knows "
+            f"{', '.join(sorted(known_versions))}"
         )
-    return ruleset
+    return VERSIONS[version]
 
 
 def _check_fields(record: dict[str, Any], ruleset: Ruleset) -> None:
@@ -199,11 +222,6 @@ def _check_fields(record: dict[str, Any], ruleset: Ruleset) -> None:
     extra = sorted(set(record) - set(RECORD_FIELDS))
     if extra:
         raise VerificationError(f"the record has a field this format does not define: {extra[0]}")
-    where = _find_float(record, "")
-    if where is not None:
-        raise VerificationError(
-            f"the record holds a fractional number at {where}; records hold whole numbers only"
-        )
 
     def need(name: str, ok: Callable[[Any], bool], what: str) -> None:
         if not ok(record[name]):
@@ -216,6 +234,7 @@ def _check_fields(record: dict[str, Any], ruleset: Ruleset) -> None:
     need("rated", lambda v: isinstance(v, bool), "true or false")
     need("seats", lambda v: isinstance(v, list), "a list")
     for name in ("commitment", "server_seed", "game_seed"):
+        _upper_case_hex(f"the record's {name}", record[name])
         need(name, lambda v: _is_hex(v, SEED_BYTES), "64 lowercase hex characters")
     need("contributions", lambda v: isinstance(v, list), "a list")
     need("log", lambda v: isinstance(v, list) and len(v) > 0, "a non-empty list")
@@ -252,6 +271,9 @@ def _check_fields(record: dict[str, Any], ruleset: Ruleset) -> None:
 
     previous = -1
     for index, contribution in enumerate(record["contributions"]):
+        if isinstance(contribution, dict):
+            for name in ("entropy", "receipt"):
+                _upper_case_hex(f"contribution {index}'s {name}", contribution.get(name))
         if (
             not isinstance(contribution, dict)
             or sorted(contribution) != ["at", "entropy", "receipt", "seat"]
@@ -320,33 +342,30 @@ def _check_game_seed(record: dict[str, Any], server_seed: bytes, entropies: list
 
 
 def _replay(record: dict[str, Any], ruleset: Ruleset, seed: bytes) -> tuple[GameState, int, int]:
-    """Replay the log through the engine; return the final state and the counts."""
-    chance = SeededChance(seed)
-    seat_count = record["seat_count"]
+    """Replay the log through the engine's replay; return the final state and the counts.
+
+    Each entry is checked as the replay reaches it, and each step's events are
+    compared before the next entry is read.
+    """
     log = record["log"]
+    seat_count = record["seat_count"]
+    _check_entry(log[0], 0)
+    steps = replay(ruleset, seat_count, record["options"], seed, _entries(log, seat_count))
     state: GameState | None = None
     actions = chance_events = 0
-    for index, entry in enumerate(log):
+    for index in range(len(log)):
         where = "the start" if index == 0 else f"action {index}"
-        _check_entry(entry, index)
-        kind, seat, action = entry["kind"], entry["seat"], entry["action"]
-        if kind == START:
-            try:
-                state, produced = ruleset.new_game(seat_count, record["options"], chance)
-            except Exception as exc:  # the engine refusing what validate() accepted
-                raise CannotJudge(f"the replay could not start the game: {exc}") from None
-        else:
-            assert state is not None
-            if not _is_int(seat) or not 0 <= seat < seat_count:
-                raise VerificationError(f"{where}: there is no seat {seat!r}")
-            if kind == ACTION:
-                produced = _apply(state, where, seat, action, chance)
-                actions += 1
-            else:
-                produced = _forfeit(state, where, seat, action)
-        replayed = [_plain(event.to_json()) for event in produced]
+        try:
+            step = next(steps)
+        except VerificationError:
+            raise
+        except Exception as exc:
+            _refused(where, log[index], exc)
+        state = step.state
+        actions += isinstance(step.entry, Act)
+        replayed = [_plain(event.to_json()) for event in step.events]
         chance_events += sum(1 for event in replayed if "chance" in event)
-        _compare_events(index, where, entry["events"], replayed)
+        _compare_events(index, where, log[index]["events"], replayed)
     assert state is not None
     if not state.is_over:
         owing = " and ".join(f"seat {s}" for s in state.to_act) or "nobody"
@@ -354,6 +373,20 @@ def _replay(record: dict[str, Any], ruleset: Ruleset, seed: bytes) -> tuple[Game
             f"the log ends before the game is over: {owing} still owed an action"
         )
     return state, actions, chance_events
+
+
+def _entries(log: list[Any], seat_count: int) -> Iterator[Entry]:
+    """The log after its start as the engine's replay takes it, each entry checked when reached."""
+    for index, entry in enumerate(log[1:], start=1):
+        where = f"action {index}"
+        _check_entry(entry, index)
+        kind, seat, action = entry["kind"], entry["seat"], entry["action"]
+        if not _is_int(seat) or not 0 <= seat < seat_count:
+            raise VerificationError(f"{where}: there is no seat {seat!r}")
+        if kind == ACTION:
+            yield Act(seat, action)
+        else:
+            yield Forfeit(seat, _forfeit_reason(where, action))
 
 
 def _check_entry(entry: Any, index: int) -> None:
@@ -388,16 +421,7 @@ def _check_entry(entry: Any, index: int) -> None:
         )
 
 
-def _apply(state: GameState, where: str, seat: int, action: Any, chance: SeededChance) -> list:
-    try:
-        return state.apply(seat, action, chance)
-    except IllegalAction as exc:
-        raise VerificationError(f"{where}: {_illegal(seat, action, exc)}") from None
-    except Exception as exc:  # the engine failing on an input it should have refused
-        raise CannotJudge(f"{where}: the rules engine could not replay it ({exc!r})") from None
-
-
-def _forfeit(state: GameState, where: str, seat: int, action: Any) -> list:
+def _forfeit_reason(where: str, action: Any) -> str:
     if not isinstance(action, dict) or list(action) != ["reason"]:
         raise VerificationError(f'{where}: a forfeit\'s action must be {{"reason": ...}}')
     reason = action["reason"]
@@ -405,12 +429,24 @@ def _forfeit(state: GameState, where: str, seat: int, action: Any) -> list:
         raise VerificationError(
             f"{where}: a forfeit's reason is {' or '.join(FORFEIT_REASONS)}, not {reason!r}"
         )
-    verb = "resigned" if reason == RESIGNED else "timed out"
-    if state.is_over:
-        raise VerificationError(f"{where}: seat {seat} {verb}, but the game was already over")
-    if reason != RESIGNED and seat not in state.to_act:
-        raise VerificationError(f"{where}: seat {seat} timed out, but it owed no action")
-    return state.forfeit(seat, reason)
+    return str(reason)
+
+
+def _refused(where: str, entry: dict[str, Any], exc: Exception) -> NoReturn:
+    """The engine refused a step of the log (or failed on it): say so in words."""
+    if entry["kind"] == START:  # the engine refusing what validate() accepted
+        raise CannotJudge(f"the replay could not start the game: {exc}") from None
+    seat, action = entry["seat"], entry["action"]
+    if entry["kind"] == FORFEIT and isinstance(exc, IllegalAction):
+        verb = "resigned" if action["reason"] == RESIGNED else "timed out"
+        if isinstance(exc, GameOver):
+            raise VerificationError(f"{where}: seat {seat} {verb}, but the game was already over")
+        if isinstance(exc, NotYourTurn):  # the engine's rule: a timeout is of a seat that owed
+            raise VerificationError(f"{where}: seat {seat} timed out, but it owed no action")
+    elif isinstance(exc, IllegalAction):
+        raise VerificationError(f"{where}: {_illegal(seat, action, exc)}") from None
+    # The engine failing on an input it should have refused.
+    raise CannotJudge(f"{where}: the rules engine could not replay it ({exc!r})") from None
 
 
 # How the engine's reasons read in the third person, after "seat 2 played 9C".
@@ -499,7 +535,7 @@ def _play_manner(play: dict[str, Any]) -> str:
 # -- comparing events ----------------------------------------------------------
 
 
-def _compare_events(index: int, where: str, recorded: list, replayed: list) -> None:
+def _compare_events(index: int, where: str, recorded: list[Any], replayed: list[Any]) -> None:
     """Chance events first, named; then every event in order."""
     recorded_chance = [e.get("chance") for e in recorded if isinstance(e, dict) and "chance" in e]
     replayed_chance = [e["chance"] for e in replayed if "chance" in e]
@@ -697,20 +733,60 @@ def _is_hex(value: Any, size: int | None = None) -> bool:
     return size is None or len(value) == 2 * size
 
 
-def _find_float(value: Any, path: str) -> str | None:
+class _LongNumber:
+    """A JSON integer too long to be a record's number, kept as its text (never converted)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"{self.text[:12]}... ({len(self.text.lstrip('-'))} digits)"
+
+
+def _parse_int(text: str) -> int | _LongNumber:
+    # 2^53 - 1 has 16 digits: a longer literal is out of range whatever it is, and
+    # converting thousands of digits is slow (Python refuses past 4300).
+    return int(text) if len(text) <= 20 else _LongNumber(text)
+
+
+def _check_numbers(value: Any, path: str) -> None:
+    """Every number a whole number from -(2^53 - 1) to 2^53 - 1, or fail naming where.
+
+    Run before the signature: such a number has no canonical JSON (RFC 8785
+    refuses it), so it could not be signed; it is a discrepancy, not a record
+    that cannot be judged.
+    """
+    where = path or "the top"
     if isinstance(value, float):
-        return path or "the top"
+        if not math.isfinite(value):
+            raise VerificationError(
+                f"the record holds a number out of range at {where}; records hold whole "
+                f"numbers from -(2^53 - 1) to 2^53 - 1 only"
+            )
+        raise VerificationError(
+            f"the record holds a fractional number at {where}; records hold whole numbers only"
+        )
+    if isinstance(value, _LongNumber) or (
+        _is_int(value) and not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+    ):
+        raise VerificationError(
+            f"the record holds the number {value!r} at {where}, out of range: records hold "
+            f"whole numbers from -(2^53 - 1) to 2^53 - 1 only"
+        )
     if isinstance(value, dict):
         for key, item in value.items():
-            found = _find_float(item, f"{path}.{key}" if path else str(key))
-            if found is not None:
-                return found
+            _check_numbers(item, f"{path}.{key}" if path else str(key))
     elif isinstance(value, list):
         for position, item in enumerate(value):
-            found = _find_float(item, f"{path}[{position}]")
-            if found is not None:
-                return found
-    return None
+            _check_numbers(item, f"{path}[{position}]")
+
+
+def _upper_case_hex(name: str, value: Any) -> None:
+    """Fail, naming it, a hex string written in upper case: a record writes hex in lowercase."""
+    if isinstance(value, str) and value != value.lower() and _is_hex(value.lower()):
+        raise VerificationError(
+            f"{name} is written in upper-case hex; a record writes hex in lowercase only"
+        )
 
 
 def _plain(value: Any) -> Any:
@@ -743,12 +819,28 @@ def load_envelope(path: str) -> Any:
         raise CannotJudge(f"cannot read {path}: it is a directory") from None
     except OSError as exc:
         raise CannotJudge(f"cannot read {path}: {exc.strerror or exc}") from None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise CannotJudge(
+            f"{path} is not JSON: it starts with a UTF-16 or UTF-32 byte-order mark; "
+            "a record is UTF-8 text"
+        )
+    if data.startswith(UTF8_BOM):
+        data = data[len(UTF8_BOM) :]  # one UTF-8 byte-order mark is allowed (RFC 8259 8.1)
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise CannotJudge(f"{path} is not JSON: it is not UTF-8 text") from None
+    if text.startswith("\ufeff"):
+        raise CannotJudge(
+            f"{path} is not JSON: it starts with two byte-order marks; one is allowed"
+        )
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        return json.loads(
+            text,
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_no_constant,
+            parse_int=_parse_int,
+        )
     except json.JSONDecodeError as exc:
         raise CannotJudge(
             f"{path} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
@@ -773,8 +865,16 @@ def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
+class _Parser(argparse.ArgumentParser):
+    """A wrong command line cannot be judged either: ``CANNOT JUDGE``, status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(CannotJudge.exit_code, f"{CannotJudge.word}: {message}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m fairplay.verify",
         description="Check a signed Fairdeal record: signature, seed, every card and action, result.",
     )
@@ -782,19 +882,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--key",
         help="the public key the record must be signed by: 64 hex characters, or a file "
-        "holding PEM or hex (published at GET /api/fairplay/key/)",
+        "holding PEM, hex, or the JSON that GET /api/fairplay/key/ answers",
     )
     args = parser.parse_args(argv)
     try:
         envelope = load_envelope(args.record)
         public_key = load_public_key(args.key) if args.key is not None else None
         summary = verify(envelope, public_key)
-    except VerificationError as exc:
-        print(f"FAILED: {exc.message}", file=sys.stderr)
+    except VerificationError as exc:  # FAILED (1), or CANNOT JUDGE (2) for CannotJudge
+        print(f"{exc.word}: {exc.message}", file=sys.stderr)
         return exc.exit_code
     except Exception as exc:  # never a traceback, and never a verdict
         print(
-            f"FAILED: cannot judge this record: the verifier itself failed "
+            f"{CannotJudge.word}: the verifier itself failed "
             f"({type(exc).__name__}: {exc}); please report it",
             file=sys.stderr,
         )

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from fairplay.keys import public_key_document
-from fairplay.records import public_record, signed_record
+from fairplay.publishing import public_record, signed_record
 from games import services
 from games.models import Table
 from games.serializers import EntropyField

@@ -18,7 +18,7 @@ from django.urls import reverse
 from config.errors import ServiceError
 from fairplay.services import contributions_of, receipt_view
 from games.models import Seat, Table
-from games.rules import find_ruleset
+from games.rules import Event, find_ruleset
 
 RECENT_MOVES = 12
 OPEN_PAGE_SIZE = 100  # the lobby's page, unless the caller asks for fewer
@@ -32,6 +32,7 @@ def iso(value: Any) -> str | None:
 
 
 def seat_of(table: Table, user: AbstractBaseUser | AnonymousUser) -> int | None:
+    """The seat ``user`` holds at ``table``, or None (a visitor, or not seated there)."""
     if not user.is_authenticated:
         return None
     for seat in table.seats.all():
@@ -54,14 +55,6 @@ def _seats(table: Table, counts: list[int] | None, totals: list[int] | None) -> 
     ]
 
 
-def _event_for(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """An event as ``seat`` may see it: public, plus its own private part. Never the chance outcome."""
-    data = dict(event["public"])
-    if seat is not None:
-        data.update(event.get("private", {}).get(str(seat), {}))
-    return data
-
-
 def recent_events(table: Table, seat: int | None, limit: int = RECENT_MOVES) -> list[dict]:
     moves = list(table.moves.order_by("-seq")[:limit])
     return [
@@ -69,7 +62,8 @@ def recent_events(table: Table, seat: int | None, limit: int = RECENT_MOVES) -> 
             "seq": move.seq,
             "seat": move.seat,
             "at": iso(move.created_at),
-            "events": [_event_for(event, seat) for event in move.events],
+            # As ``seat`` may see each: public, plus its own private part; never a chance outcome.
+            "events": [Event.from_json(event).for_seat(seat) for event in move.events],
         }
         for move in reversed(moves)
     ]
@@ -117,7 +111,7 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         if seat is not None:
             data["you"] = {"seat": seat, "hand": []}
         return data
-    state = find_ruleset(table.game).load(table.state)
+    state = find_ruleset(table.game, table.ruleset_version).load(table.state)
     view = state.view(seat)
     data["seats"] = _seats(table, view.pop("card_counts"), view.pop("totals"))
     data["you"] = view.pop("you", None)

@@ -25,6 +25,8 @@ from games.models import CANCELLED, EXPIRED, Move, Seat, Table
 from games.rules import Event, GameState, find_ruleset
 from games.rules.base import RESIGNED, TIMEOUT
 from games.rules.chance import SEED_BYTES, SeededChance, commitment
+from games.rules.replay import Act, Forfeit, replay_state
+from games.selectors import seat_of
 
 
 class InvalidRequest(ServiceError):
@@ -91,7 +93,7 @@ def table_chance(table: Table) -> SeededChance:
 
 
 def load_state(table: Table) -> GameState:
-    return find_ruleset(table.game).load(table.state)
+    return find_ruleset(table.game, table.ruleset_version).load(table.state)
 
 
 def _lock(table_id: int) -> Table:
@@ -101,8 +103,9 @@ def _lock(table_id: int) -> Table:
         raise TableNotFound(f"there is no table {table_id}") from None
 
 
-def _seat_of(table: Table, user: AbstractBaseUser) -> int:
-    number = Seat.objects.filter(table=table, user=user).values_list("number", flat=True).first()
+def _seated(table: Table, user: AbstractBaseUser) -> int:
+    """The caller's seat at ``table``, or :class:`NotSeated`."""
+    number = seat_of(table, user)
     if number is None:
         raise NotSeated("you do not have a seat at this table")
     return number
@@ -261,7 +264,7 @@ def table_join(*, table_id: int, user: AbstractBaseUser, entropy: str | None = N
 def table_contribute(*, table_id: int, user: AbstractBaseUser, entropy: Any) -> Contribution:
     """Add the caller's entropy to the seed of a table that has not been dealt yet."""
     table = _lock(table_id)
-    seat = _seat_of(table, user)
+    seat = _seated(table, user)
     if table.status == Table.Status.CANCELLED:
         raise NotOpen("this table was cancelled before its game started: there will be no deal")
     if table.status != Table.Status.OPEN:
@@ -271,7 +274,7 @@ def table_contribute(*, table_id: int, user: AbstractBaseUser, entropy: Any) -> 
 
 def _start(table: Table) -> None:
     table.game_seed = seed_for(table)
-    ruleset = find_ruleset(table.game)
+    ruleset = find_ruleset(table.game, table.ruleset_version)
     state, events = ruleset.new_game(table.seat_count, table.options, table_chance(table))
     now = timezone.now()
     table.status = Table.Status.PLAYING
@@ -355,7 +358,7 @@ class DeadlinePassed(RefusedAfterWriting):
 
 def _playing_table(table_id: int, user: AbstractBaseUser) -> tuple[Table, int]:
     table = _lock(table_id)
-    seat = _seat_of(table, user)
+    seat = _seated(table, user)
     if table.status == Table.Status.OPEN:
         raise NotPlaying("the game has not started: it starts when every seat is taken")
     if table.status == Table.Status.FINISHED:
@@ -464,18 +467,6 @@ def _deadline_message(table: Table, seat: int) -> str:
 # -- deadlines ------------------------------------------------------------------
 
 
-def table_timeout(*, table_id: int, now: datetime | None = None) -> bool:
-    """End one table whose deadline has passed; False if it is not due (or is busy)."""
-    now = now or timezone.now()
-    with transaction.atomic():
-        table = (
-            Table.objects.select_for_update(skip_locked=True)
-            .filter(pk=table_id, status=Table.Status.PLAYING)
-            .first()
-        )
-        return table is not None and _settle_deadline(table, now)
-
-
 SWEEP_BATCH = 50  # tables ended per transaction: small enough to commit each ending promptly
 
 
@@ -510,12 +501,16 @@ def replay(table: Table) -> GameState | None:
     """Rebuild the state from the log alone; None for a table never started (open or cancelled)."""
     if table.status in (Table.Status.OPEN, Table.Status.CANCELLED):
         return None
-    ruleset = find_ruleset(table.game)
-    chance = SeededChance(seed_for(table))
-    state, _ = ruleset.new_game(table.seat_count, table.options, chance)
-    for move in table.moves.exclude(kind=Move.Kind.START).order_by("seq"):
-        if move.kind == Move.Kind.ACTION:
-            state.apply(move.seat, move.action, chance)
-        else:
-            state.forfeit(move.seat, move.action["reason"])
-    return state
+    log = (
+        Act(move.seat, move.action)
+        if move.kind == Move.Kind.ACTION
+        else Forfeit(move.seat, move.action["reason"])
+        for move in table.moves.exclude(kind=Move.Kind.START).order_by("seq")
+    )
+    return replay_state(
+        find_ruleset(table.game, table.ruleset_version),
+        table.seat_count,
+        table.options,
+        seed_for(table),
+        log,
+    )

@@ -19,12 +19,6 @@ def sweep_deadlines() -> int:
     return len(services.sweep_deadlines())
 
 
-@shared_task(name="games.table_timeout", ignore_result=True)
-def table_timeout(table_id: int) -> bool:
-    """End one table if its deadline has passed; a stale or repeated task does nothing."""
-    return services.table_timeout(table_id=table_id)
-
-
 @shared_task(name="games.notify", ignore_result=True)
 def notify(table_id: int) -> int:
     """Mail what one table asks for now (the outbox does this; kept for tasks already queued)."""

@@ -25,19 +25,34 @@ The contract, in the players' terms:
   is what anybody may see. Neither ever holds another hand, the stock's order
   or a seed.
 
+What every game shares lives here, so that a game declares only its own:
+
+* its state fields, each declared once as a :class:`Saved` (or
+  :class:`PerSeat`) with its default: the base sets them, saves them
+  (``to_json``) and loads them (``Ruleset.load``), and resets those marked
+  ``per_deal`` at each deal (``reset_per_deal``);
+* numbered chance events (``chance_integer``, ``chance_shuffle``): the label,
+  the deal and the next number of the match, so a replay asks the same
+  questions in the same order;
+* the result (``end``), by :meth:`GameState.places` (by totals, equal totals
+  sharing a place, unless a game says otherwise), with a forfeiting seat last;
+* seats and turn order: ``next_seat`` follows ``direction``.
+
 Nothing here imports Django, the database or the clock.
 """
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, overload
 
 from games.rules.chance import Chance
 
 Action = dict[str, Any]
+T = TypeVar("T")
 
 # Cards of the standard pack: rank then suit.
 RANKS = "A23456789TJQK"
@@ -112,6 +127,17 @@ class Event:
             data["chance"] = self.chance
         return data
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Event:
+        """The event :meth:`to_json` gave, as the move log stores it.
+
+        >>> event = Event({"type": "draw", "seat": 2}, {2: {"card": "QH"}})
+        >>> Event.from_json(event.to_json()) == event
+        True
+        """
+        private = {int(seat): value for seat, value in data.get("private", {}).items()}
+        return cls(data["public"], private, data.get("chance"))
+
 
 # -- how actions are written -------------------------------------------------------
 
@@ -172,11 +198,11 @@ class ActionForm:
         for name, value in action.items():
             if name == "type" or name in self.required:
                 continue
-            spec = self.optional.get(name)
-            if spec is None:
+            extra = self.optional.get(name)
+            if extra is None:
                 return self.usage
-            if not spec.holds(value, seats):
-                return spec.refusal
+            if not extra.holds(value, seats):
+                return extra.refusal
         return None
 
 
@@ -303,25 +329,150 @@ class Ruleset(ABC):
             "options": [option.schema() for option in self.options],
         }
 
-    @abstractmethod
+    # The state of a match of this game: the base makes it, starts it and loads it.
+    state_class: ClassVar[type[GameState]]
+
+    def make_state(self, seats: int, options: Mapping[str, Any]) -> GameState:
+        """A match before its start, every declared field at its default."""
+        return self.state_class(self, seats, options)
+
     def new_game(
         self, seats: int, options: Mapping[str, Any], chance: Chance
     ) -> tuple[GameState, list[Event]]:
         """Start a match (first dealer, first deal); return it and the events of its start."""
+        state = self.make_state(seats, self.validate(seats, options))
+        return state, state.start(chance)
 
-    @abstractmethod
     def load(self, data: Mapping[str, Any]) -> GameState:
         """Rebuild a state from :meth:`GameState.to_json`."""
+        state = self.make_state(data["seats"], data["options"])
+        state.restore(data)
+        return state
+
+
+class Saved(Generic[T]):
+    """A field of a game's state, declared once on the state's class with its default.
+
+    The base gives every new state the default (a fresh copy), saves the field
+    in ``to_json`` under ``key`` (the attribute's name unless told) and loads
+    it back, so a field cannot be declared and then forgotten. ``when`` (a test
+    of the state) keeps a field out of the saved state of games that never use
+    it; ``per_deal`` fields go back to their default at each deal.
+
+    >>> class Example(GameState):
+    ...     passes = Saved(0, per_deal=True)
+    >>> [field.name for field in Example.declared]
+    ['hand_no', 'totals', 'chance_seq', 'result', 'direction', 'passes']
+    """
+
+    def __init__(
+        self,
+        default: T,
+        *,
+        key: str | None = None,
+        when: Callable[[Any], bool] | None = None,
+        per_deal: bool = False,
+    ) -> None:
+        self.default = default
+        self.key = key
+        self.when = when
+        self.per_deal = per_deal
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self.key = self.key or name
+
+    def fresh(self, seats: int) -> T:
+        """The default, for a state of ``seats`` seats: never shared between states."""
+        default = self.default
+        return copy.deepcopy(default) if isinstance(default, list | dict) else default
+
+    def saved_by(self, state: GameState) -> bool:
+        return self.when is None or self.when(state)
+
+    # Every state holds each field in its own __dict__ from birth, so reads never
+    # come here (this is a non-data descriptor); only the class sees the declaration.
+    @overload
+    def __get__(self, instance: None, owner: type) -> Saved[T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type) -> T: ...
+    def __get__(self, instance: object, owner: type) -> Saved[T] | T:
+        if instance is None:
+            return self
+        raise AttributeError(f"{self.name} was never set: GameState.__init__ sets every field")
+
+    if TYPE_CHECKING:
+
+        def __set__(self, instance: object, value: T) -> None: ...
+
+
+class PerSeat(Saved[list[T]]):
+    """A field holding one value per seat, each a fresh copy of ``each``: totals, hands."""
+
+    def __init__(
+        self,
+        each: T,
+        *,
+        key: str | None = None,
+        when: Callable[[Any], bool] | None = None,
+        per_deal: bool = False,
+    ) -> None:
+        super().__init__([], key=key, when=when, per_deal=per_deal)
+        self.each = each
+
+    def fresh(self, seats: int) -> list[T]:
+        return [copy.deepcopy(self.each) for _ in range(seats)]
+
+
+def _copied(value: Any) -> Any:
+    """A saved list and the lists in it, copied: a state never shares them with its JSON."""
+    if isinstance(value, list):
+        return [list(v) if isinstance(v, list) else v for v in value]
+    return value
 
 
 class GameState(ABC):
-    """One match in progress. Mutable; every change goes through ``apply`` or ``forfeit``."""
+    """One match in progress. Mutable; every change goes through ``apply`` or ``forfeit``.
 
-    ruleset: Ruleset
-    seats: int
-    totals: list[int]
-    result: dict[str, Any] | None
-    higher_wins: ClassVar[bool] = True  # False where the fewest points win
+    A game's state class declares its fields as class attributes (:class:`Saved`,
+    :class:`PerSeat`); these here are every game's.
+    """
+
+    declared: ClassVar[tuple[Saved[Any], ...]] = ()  # every field, the base's first
+    higher_wins: bool  # False where the fewest points win: the ruleset's, unless an option turns it
+    reverses: bool = False  # whether play may turn round, so that ``direction`` is saved
+
+    hand_no = Saved(0)  # the deal (hand, round) in progress, from 1; chance events carry it
+    totals = PerSeat(0)  # each seat's running total
+    chance_seq = Saved(0)  # the number of the next chance event of the match
+    result: Saved[dict[str, Any] | None] = Saved(None)  # set when the match ends
+    # 1 while play goes to the left (the next seat number), -1 after a reverse.
+    direction = Saved(1, when=lambda state: state.reverses, per_deal=True)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        fields: dict[str, Saved[Any]] = {}
+        for klass in reversed(cls.__mro__):
+            for value in vars(klass).values():
+                if isinstance(value, Saved):
+                    fields[value.name] = value
+        cls.declared = tuple(fields.values())
+
+    def __init__(self, ruleset: Ruleset, seats: int, options: Mapping[str, Any]) -> None:
+        self.ruleset = ruleset
+        self.seats = seats
+        self.options = dict(options)
+        self.higher_wins = ruleset.higher_wins
+        for spec in self.declared:
+            setattr(self, spec.name, spec.fresh(seats))
+        self._saved: tuple[Saved[Any], ...] | None = None
+
+    # -- the contract --------------------------------------------------------
+
+    @abstractmethod
+    def start(self, chance: Chance) -> list[Event]:
+        """Begin the match (the first dealer, the first deal); the events of its start."""
 
     @property
     @abstractmethod
@@ -363,13 +514,110 @@ class GameState(ABC):
             data["you"] = {"seat": seat, **self.private_view(seat)}
         return data
 
-    @abstractmethod
+    # -- saving and loading --------------------------------------------------
+
+    @property
+    def saved(self) -> tuple[Saved[Any], ...]:
+        """The declared fields this state saves (a game's ``when`` may leave some out)."""
+        if self._saved is None:
+            self._saved = tuple(spec for spec in self.declared if spec.saved_by(self))
+        return self._saved
+
+    def saves(self, name: str) -> bool:
+        return any(spec.name == name for spec in self.saved)
+
     def to_json(self) -> dict[str, Any]:
         """Everything, secrets included: for the server's cache only."""
+        data: dict[str, Any] = {
+            "game": self.ruleset.id,
+            "seats": self.seats,
+            "options": dict(self.options),
+        }
+        for spec in self.saved:
+            data[spec.key or spec.name] = _copied(getattr(self, spec.name))
+        return data
+
+    def restore(self, data: Mapping[str, Any]) -> None:
+        """Take every saved field from ``data`` (:meth:`to_json`'s form).
+
+        A field missing from ``data`` (a cache saved before the field was
+        declared) keeps its default.
+        """
+        for spec in self.saved:
+            key = spec.key or spec.name
+            if key in data:
+                setattr(self, spec.name, _copied(data[key]))
+
+    def reset_per_deal(self) -> None:
+        """Every field declared ``per_deal`` back to its default: a new deal begins."""
+        for spec in self.declared:
+            if spec.per_deal:
+                setattr(self, spec.name, spec.fresh(self.seats))
+
+    # -- chance --------------------------------------------------------------
+
+    def chance_integer(self, chance: Chance, label: str, n: int) -> tuple[int, Event]:
+        """Ask chance for an integer below ``n``, as the match's next chance event."""
+        seq = self._next_chance()
+        outcome = chance.integer(n, label=label, hand=self.hand_no, seq=seq)
+        return outcome, self._chance_event(label, seq, outcome)
+
+    def chance_shuffle(
+        self, chance: Chance, label: str, items: Sequence[T]
+    ) -> tuple[list[T], Event]:
+        """Ask chance to shuffle ``items`` (in the game's canonical order), as the next chance event."""
+        seq = self._next_chance()
+        outcome = chance.shuffle(items, label=label, hand=self.hand_no, seq=seq)
+        return outcome, self._chance_event(label, seq, outcome)
+
+    def _next_chance(self) -> int:
+        seq = self.chance_seq
+        self.chance_seq += 1
+        return seq
+
+    def _chance_event(self, label: str, seq: int, outcome: Any) -> Event:
+        # Public: only that it happened. The outcome goes to the record, never to a view.
+        return Event(
+            public={"type": label, "hand": self.hand_no},
+            chance={"label": label, "hand": self.hand_no, "seq": seq, "outcome": outcome},
+        )
+
+    # -- seats, turns and the end ---------------------------------------------
+
+    def next_seat(self, seat: int) -> int:
+        """The seat after ``seat`` in the direction of play."""
+        return (seat + self.direction) % self.seats
 
     @property
     def is_over(self) -> bool:
         return self.result is not None
+
+    def places(self, seats: Sequence[int]) -> dict[int, int]:
+        """The places of ``seats`` among themselves, 1 the best, when the match ends.
+
+        By totals, the way ``higher_wins`` says, equal totals sharing a place. A
+        game whose rulebook breaks ties or disqualifies (Dingo) overrides this.
+        """
+        return place_by_totals(self.totals, seats, higher_wins=self.higher_wins)
+
+    def end(self, reason: str = FINISHED, seat: int | None = None) -> Event:
+        """End the match: set ``result`` and return the ``game_over`` event.
+
+        ``seat`` is the seat that forfeited (``reason`` resigned or timeout): it
+        is last, and the others are placed among themselves.
+        """
+        places = self.places([s for s in range(self.seats) if s != seat])
+        if seat is not None:
+            places[seat] = self.seats
+        self.result = {
+            "reason": reason,
+            "seat": seat,
+            "places": [places[s] for s in range(self.seats)],
+            "totals": list(self.totals),
+        }
+        return Event({"type": "game_over", **self.result})
+
+    # -- acting ----------------------------------------------------------------
 
     def apply(self, seat: int, action: Any, chance: Chance) -> list[Event]:
         """Apply one of ``seat``'s legal actions, or raise :class:`IllegalAction`."""
@@ -416,23 +664,21 @@ class GameState(ABC):
         return "that action is not one of your legal actions"
 
     def forfeit(self, seat: int, reason: str) -> list[Event]:
-        """End the match against ``seat``: it finishes last, the rest by their totals."""
+        """End the match against ``seat``: it finishes last, the rest by their places.
+
+        A resignation may come at any moment; a timeout only from a seat that
+        owed an action (:class:`NotYourTurn` otherwise): a call out of turn is
+        never owed, so nobody times out for not making one.
+        """
         if self.is_over:
             raise GameOver("the game is over")
         if reason not in FORFEIT_REASONS:
             raise ValueError(f"unknown forfeit reason {reason!r}")
         if not 0 <= seat < self.seats:
             raise IllegalAction(f"there is no seat {seat}")
-        others = [s for s in range(self.seats) if s != seat]
-        places = place_by_totals(self.totals, others, higher_wins=self.higher_wins)
-        places[seat] = self.seats
-        self.result = {
-            "reason": reason,
-            "seat": seat,
-            "places": [places[s] for s in range(self.seats)],
-            "totals": list(self.totals),
-        }
-        return [Event({"type": "game_over", "reason": reason, "seat": seat, **self.result})]
+        if reason == TIMEOUT and seat not in self.to_act:
+            raise NotYourTurn(f"seat {seat} owed no action, so it cannot time out")
+        return [self.end(reason, seat)]
 
 
 _SCALARS = (str, int, bool, float, type(None))
@@ -448,7 +694,7 @@ def same_json(a: Any, b: Any) -> bool:
     if kind is not type(b):
         return False
     if kind in _SCALARS:
-        return a == b
+        return bool(a == b)
     if kind is dict:
         return len(a) == len(b) and all(k in b and same_json(v, b[k]) for k, v in a.items())
     if kind is list:

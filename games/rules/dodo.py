@@ -2,8 +2,8 @@
 
 It follows ``shared/rules/dodo.txt`` and is a member of the Crazy Eights family
 (``games/rules/crazy_eights.py``): the deal, the stock and its reshuffle, the
-chance events, the catch and the match bookkeeping are the family's; what Dodo
-changes is below. ``docs/rules/dodo.md`` gives the interpretations in full.
+chance events, the chain, the catch and the match bookkeeping are the family's;
+what Dodo changes is below. ``docs/rules/dodo.md`` gives the interpretations in full.
 
 The rules, briefly. Two to eight players; one pack, two shuffled together from
 six players up (or at any count with ``two_packs``); five cards each, seven at
@@ -19,15 +19,18 @@ fits and lay it; with nothing left to draw and nothing that fits you pass.
   player answers with any two or four, of any suit, or draws the whole chain,
   and that is their turn. With ``no_chains`` the next player draws two or four
   a card at once and misses the turn.
-* An ace makes the next player miss a turn; several aces pass over that many
-  players in turn, never the player who laid them. With two players a jack
-  does the same; with more, each jack reverses the direction of play.
+* An ace makes the next player miss a turn; each ace laid costs the players
+  other than its layer one turn, taken as the turn comes round to them (the
+  layer's own turns are not consumed). Each jack reverses the direction of
+  play, which at two changes nothing (``jacks_skip_at_two``: a jack at two is
+  an ace). ``dodo/1`` (``Dodo1``) is kept for its tables and records.
 * A black queen (``QS`` or ``QC``) swaps the hand its player has left with
   any other player's, who has no say; two black queens swap twice, choosing
   again. A player whose play empties their hand goes out at once: no swap.
 * A play that leaves one card may announce it. A player who went down to one
-  silently may still announce until the next play lands; until then any other
-  player may catch them, and the caught player draws two.
+  silently may still announce until the next play lands; until then (a swap
+  or a draw meanwhile notwithstanding) any other player may catch them, and
+  the caught player draws two.
 * When somebody goes out, each other player scores the cards left in hand
   against them (eight 50, court 10, ace 1, others face value); a player caught
   with a black queen scores the worst hand actually counted that deal plus ten
@@ -65,7 +68,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from itertools import product
-from typing import Any
+from typing import Any, ClassVar
 
 from games.rules.base import (
     STANDARD_PACK,
@@ -75,6 +78,7 @@ from games.rules.base import (
     Event,
     Field,
     Option,
+    Saved,
     is_cards,
     is_seat,
     is_suit,
@@ -133,115 +137,44 @@ def deal_scores(hands: list[list[str]], winner: int | None) -> tuple[list[int], 
     return scores, caught
 
 
-class Dodo(CrazyEights):
-    """Dodo (``shared/rules/dodo.txt``); the preset is the rulebook, each option a variant."""
-
-    id = "dodo"
-    name = "Dodo"
-    version = "dodo/1"
-    rulebook = "dodo.txt"
-    higher_wins = False  # fewest points win, unless crazy_eights_scoring
-    min_seats = 2
-    max_seats = 8
-    blocks = True
-    actions = {
-        "play": ActionForm(
-            'a play is {"type": "play", "cards": ["9C", "9H"]}, and "suit" with eights, '
-            'and "announce": true with a last card',
-            required={"cards": CARDS},
-            optional={"suit": NAMED_SUIT, "announce": ANNOUNCE},
-        ),
-        "draw": DRAW,
-        "pass": PASS,
-        "swap": ActionForm(
-            'a swap is {"type": "swap", "seat": t}, nothing more', {"seat": SWAPPED}
-        ),
-        "catch": CATCH,
-        "last_card": ActionForm('a late announcement is {"type": "last_card"}, nothing more'),
-    }
-    state_fields = (
-        "penalty",
-        "direction",
-        "swaps",
-        "catchable",
-        "announced",
-        "skipped",
-        "last_swap",
-        "seen",
-    )
-    options = (
-        Option(
-            "target",
-            "int",
-            200,
-            "the line: the deal that takes somebody's total over it is the last",
-            minimum=50,
-            maximum=1000,
-        ),
-        Option(
-            "seven_cards",
-            "bool",
-            False,
-            "seven cards each at any number of players (the rule deals seven only at two)",
-        ),
-        Option(
-            "two_packs",
-            "bool",
-            False,
-            "two packs shuffled together at any number of players (the rule: from six up)",
-        ),
-        Option(
-            "no_chains",
-            "bool",
-            False,
-            "each two or four draws on its own: the next player draws two or four and "
-            "misses the turn, with no answering",
-        ),
-        Option(
-            "crazy_eights_scoring",
-            "bool",
-            False,
-            "the player who goes out scores the cards left in the other hands and the "
-            "highest total wins; no black-queen score",
-        ),
-    )
-
-    def hand_size(self, seats: int, options: Mapping[str, Any]) -> int:
-        return 7 if seats == 2 or options["seven_cards"] else 5
-
-    def target(self, seats: int, options: Mapping[str, Any]) -> int:
-        return options["target"]
-
-    def pack(self, seats: int, options: Mapping[str, Any]) -> tuple[str, ...]:
-        single = super().pack(seats, options)
-        return single * 2 if seats >= 6 or options["two_packs"] else single
-
-    def make_state(self, seats: int, options: Mapping[str, Any]) -> DodoState:
-        return DodoState(self, seats, options)
-
-
 class DodoState(EightsState):
-    """A match of Dodo. ``penalty`` is the chain: what the seat to act must answer or draw."""
+    """A match of Dodo. ``chain`` is what the seat to act must answer or draw."""
 
     catch_draws = 2
+    position_fields = (
+        *EightsState.position_fields,
+        *("chain", "direction", "swaps", "catchable", "turns_lost", "ace_layer"),
+    )
+    bury_starter = False  # a starter eight stays and takes anything
+    has_chain = True
+    last_card = True  # always called in Dodo
+    reverses = True  # a jack reverses; Dodo's states keep direction at any count
+    # What ``dodo/2`` changed; ``Dodo1State`` turns each back off (see ``Dodo1``).
+    # Each ace laid costs the others a turn, taken as the turn comes round to them.
+    aces_cost_turns: ClassVar[bool] = True
+    # A jack reverses at two as at any count (a skip only with ``jacks_skip_at_two``).
+    jacks_reverse_at_two: ClassVar[bool] = True
+    # A silent last card may be caught until the next play, whatever happens to the hand.
+    catch_until_next_play: ClassVar[bool] = True
+
+    swaps = Saved(0, per_deal=True)  # black-queen swaps the seat to act still owes
+    announced: Saved[list[int]] = Saved([], per_deal=True)  # seats that announced their last card
+    skipped: Saved[list[int]] = Saved([], per_deal=True)  # seats the last play passed over
+    last_swap: Saved[dict[str, int] | None] = Saved(None, per_deal=True)
+    # dodo/2: turns the other seats still lose to the aces ``ace_layer`` laid.
+    turns_lost = Saved(0, when=lambda state: state.aces_cost_turns, per_deal=True)
+    ace_layer: Saved[int | None] = Saved(
+        None, when=lambda state: state.aces_cost_turns, per_deal=True
+    )
 
     def __init__(self, ruleset: CrazyEights, seats: int, options: Mapping[str, Any]) -> None:
         super().__init__(ruleset, seats, options)
-        self.fields = self._FIELDS + ruleset.state_fields
         self.higher_wins = bool(self.options["crazy_eights_scoring"])
-        self.bury_starter = False  # a starter eight stays and takes anything
-        self.chains = not self.options["no_chains"]
-        self.swaps = 0  # black-queen swaps the seat to act still owes
-        self.announced: list[int] = []  # seats that announced their last card
-        self.skipped: list[int] = []  # seats the last play passed over
-        self.last_swap: dict[str, int] | None = None
-
-    def _deal(self, chance: Chance) -> list[Event]:
-        self.swaps = 0
-        self.announced = []
-        self.skipped = []
-        self.last_swap = None
-        return super()._deal(chance)
+        self.chains = not self.options["no_chains"]  # a chain may be answered
+        # At two seats a jack is a skip: dodo/1 always, dodo/2 only with the house rule.
+        self.jacks_skip = seats == 2 and (
+            not self.jacks_reverse_at_two or bool(self.options.get("jacks_skip_at_two"))
+        )
 
     # -- what may be laid ----------------------------------------------------
 
@@ -251,12 +184,13 @@ class DodoState(EightsState):
 
     def _fitting(self) -> Callable[[str], bool]:
         """``fits``, with what it depends on looked up once: the engine's hot path."""
-        if self.penalty:
+        if self.chain:
             return lambda card: card[0] in CHAIN_VALUES  # any two or four answers a chain
         drawn = self.drawn
         if drawn is not None:
             return lambda card: card == drawn
-        top_rank, top_suit = self.pile[-1]
+        top = self.pile[-1]
+        top_rank, top_suit = top[0], top[1]
         called = self.called_suit
         if called is not None:
             return lambda card: card[0] == EIGHT or card[1] == called
@@ -270,7 +204,7 @@ class DodoState(EightsState):
         by_rank: dict[str, list[str]] = {}
         for card in sorted(self.hands[seat], key=HAND_ORDER.__getitem__):
             by_rank.setdefault(card[0], []).append(card)
-        if self.penalty:
+        if self.chain:
             by_rank = {rank: cards for rank, cards in by_rank.items() if rank in CHAIN_VALUES}
         elif self.drawn is not None:
             by_rank = {self.drawn[0]: by_rank[self.drawn[0]]}
@@ -327,7 +261,7 @@ class DodoState(EightsState):
                 else (action,)
             )
         ]
-        if self.penalty:
+        if self.chain:
             return [*plays, {"type": "draw"}]
         if plays:
             return plays
@@ -357,8 +291,8 @@ class DodoState(EightsState):
             )
         if kind == "swap":
             return "a swap follows only a black queen (QS or QC) you have just laid"
-        if self.penalty and kind == "pass":
-            return f"answer the chain of {self.penalty} with a two or a four, or draw the {self.penalty} cards"
+        if self.chain and kind == "pass":
+            return f"answer the chain of {self.chain} with a two or a four, or draw the {self.chain} cards"
         if kind == "play":
             return self._explain_play(seat, action)
         if kind == "draw":
@@ -387,8 +321,8 @@ class DodoState(EightsState):
             return NAMED_SUIT.refusal
         if cards[-1][0] != EIGHT and "suit" in action:
             return "only eights name a suit"
-        if self.penalty and not self.fits(cards[0]):
-            return f"answer the chain of {self.penalty} with twos or fours, or draw the {self.penalty} cards"
+        if self.chain and not self.fits(cards[0]):
+            return f"answer the chain of {self.chain} with twos or fours, or draw the {self.chain} cards"
         if self.drawn is not None and cards[0] != self.drawn:
             return f"you drew {self.drawn}, which fits: it goes down first"
         if self.drawn is not None and len(ranks) > 1:
@@ -412,14 +346,18 @@ class DodoState(EightsState):
             events = self._swap(seat, action["seat"])
         elif kind == "play":
             events = self._lay(seat, action, chance)
-        elif kind == "draw" and self.penalty:
-            events = self._take_penalty(seat, chance)
+        elif kind == "draw" and self.chain:
+            events = self._take_chain(seat, chance)
         elif kind == "draw":
             events = self._draw_until_fit(seat, chance)
         else:
             events = self._pass(seat, chance)
-        if self.catchable is not None and len(self.hands[self.catchable]) != 1:
-            self.catchable = None  # the last card is gone: nothing left to catch
+        if (
+            not self.catch_until_next_play
+            and self.catchable is not None
+            and len(self.hands[self.catchable]) != 1
+        ):
+            self.catchable = None  # dodo/1: the last card is gone, nothing left to catch
         return events
 
     def _lay(self, seat: int, action: Action, chance: Chance) -> list[Event]:
@@ -447,27 +385,51 @@ class DodoState(EightsState):
         rank = last[0]
         if rank in CHAIN_VALUES:
             added = sum(CHAIN_VALUES[card[0]] for card in cards)
-            self.penalty += added
+            self.chain += added
             self.turn = self.next_seat(seat)
             if self.chains:
-                events.append(Event({"type": "chain", "seat": self.turn, "total": self.penalty}))
+                events.append(Event({"type": "chain", "seat": self.turn, "total": self.chain}))
             else:
-                events.extend(self._take_penalty(self.turn, chance))
-        elif rank == "A" or (rank == "J" and self.seats == 2):
+                events.extend(self._take_chain(self.turn, chance))
+        elif (rank == "A" or (rank == "J" and self.jacks_skip)) and not self.aces_cost_turns:
             self.turn = self._pass_over(seat, len(cards), events)
+        elif rank == "A" or (rank == "J" and self.jacks_skip):
+            if self.ace_layer != seat:
+                self.ace_layer, self.turns_lost = seat, 0
+            self.turns_lost += len(cards)  # "once for each card you laid"
+            self.turn = self._turn_after(seat, events)
         elif rank == "J":
             for _ in cards:
                 self.direction = -self.direction
                 events.append(Event({"type": "reverse", "seat": seat, "direction": self.direction}))
-            self.turn = self.next_seat(seat)
+            self.turn = self._turn_after(seat, events)
         elif rank == "Q" and any(card in BLACK_QUEENS for card in cards):
             self.swaps = sum(card in BLACK_QUEENS for card in cards)  # the seat chooses next
         else:
-            self.turn = self.next_seat(seat)
+            self.turn = self._turn_after(seat, events)
         return events
 
+    def _turn_after(self, seat: int, events: list[Event]) -> int:
+        """The next seat in turn from ``seat``, each seat but the ace layer losing a turn owed.
+
+        dodo/2: every ace laid costs one turn to a player other than its layer,
+        taken as the turn comes round to them; the layer's own turns are not
+        consumed, so at two seats two aces let the layer play twice more.
+        """
+        if self.aces_cost_turns:
+            self.skipped = []  # the seats passed over as the turn last moved on
+        turn = self.next_seat(seat)
+        while self.turns_lost and turn != self.ace_layer:
+            self.turns_lost -= 1
+            self.skipped.append(turn)
+            events.append(Event({"type": "skip", "seat": turn}))
+            turn = self.next_seat(turn)
+        if not self.turns_lost:
+            self.ace_layer = None
+        return turn
+
     def _pass_over(self, seat: int, count: int, events: list[Event]) -> int:
-        """Skip ``count`` players in turn from ``seat``, never ``seat`` itself; whose turn it is then."""
+        """dodo/1's aces: skip ``count`` players in turn from ``seat`` at once, never ``seat``."""
         passed = seat
         for _ in range(count):
             passed = self.next_seat(passed)
@@ -483,10 +445,11 @@ class DodoState(EightsState):
         self.swaps -= 1
         self.last_swap = {"seat": seat, "with": other}
         self.announced = [s for s in self.announced if s not in (seat, other)]
-        if self.catchable in (seat, other):
-            self.catchable = None  # the silent last card has changed hands
+        if self.catchable in (seat, other) and not self.catch_until_next_play:
+            self.catchable = None  # dodo/1: the silent last card has changed hands
+        events: list[Event] = []
         if not self.swaps:
-            self.turn = self.next_seat(seat)
+            self.turn = self._turn_after(seat, events)
         return [
             Event(
                 {"type": "swap", "seat": seat, "with": other},
@@ -494,7 +457,8 @@ class DodoState(EightsState):
                     seat: {"received": sort_hand(taken)},
                     other: {"received": sort_hand(given)},
                 },
-            )
+            ),
+            *events,
         ]
 
     def _draw_until_fit(self, seat: int, chance: Chance) -> list[Event]:
@@ -541,8 +505,8 @@ class DodoState(EightsState):
             {
                 "direction": self.direction,
                 "chain": None
-                if not self.penalty or self.result is not None
-                else {"total": self.penalty, "seat": self.turn},
+                if not self.chain or self.result is not None
+                else {"total": self.chain, "seat": self.turn},
                 "swaps_owed": self.swaps,
                 "last_swap": self.last_swap,
                 "skipped": list(self.skipped),
@@ -551,6 +515,112 @@ class DodoState(EightsState):
             }
         )
         return view
+
+
+class Dodo(CrazyEights):
+    """Dodo (``shared/rules/dodo.txt``); the preset is the rulebook, each option a variant."""
+
+    id = "dodo"
+    name = "Dodo"
+    version = (
+        "dodo/2"  # /2: each ace costs a turn, a jack at two reverses, the catch outlives a swap
+    )
+    rulebook = "dodo.txt"
+    higher_wins = False  # fewest points win, unless crazy_eights_scoring
+    min_seats = 2
+    max_seats = 8
+    blocks = True
+    state_class = DodoState
+    actions = {
+        "play": ActionForm(
+            'a play is {"type": "play", "cards": ["9C", "9H"]}, and "suit" with eights, '
+            'and "announce": true with a last card',
+            required={"cards": CARDS},
+            optional={"suit": NAMED_SUIT, "announce": ANNOUNCE},
+        ),
+        "draw": DRAW,
+        "pass": PASS,
+        "swap": ActionForm(
+            'a swap is {"type": "swap", "seat": t}, nothing more', {"seat": SWAPPED}
+        ),
+        "catch": CATCH,
+        "last_card": ActionForm('a late announcement is {"type": "last_card"}, nothing more'),
+    }
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "target",
+            "int",
+            200,
+            "the line: the deal that takes somebody's total over it is the last",
+            minimum=50,
+            maximum=1000,
+        ),
+        Option(
+            "seven_cards",
+            "bool",
+            False,
+            "seven cards each at any number of players (the rule deals seven only at two)",
+        ),
+        Option(
+            "two_packs",
+            "bool",
+            False,
+            "two packs shuffled together at any number of players (the rule: from six up)",
+        ),
+        Option(
+            "no_chains",
+            "bool",
+            False,
+            "each two or four draws on its own: the next player draws two or four and "
+            "misses the turn, with no answering",
+        ),
+        Option(
+            "crazy_eights_scoring",
+            "bool",
+            False,
+            "the player who goes out scores the cards left in the other hands and the "
+            "highest total wins; no black-queen score",
+        ),
+        Option(
+            "jacks_skip_at_two",
+            "bool",
+            False,
+            "house rule: with two players a jack is a skip, you play again (the rule: it "
+            "reverses, which at two changes nothing)",
+        ),
+    )
+
+    def hand_size(self, seats: int, options: Mapping[str, Any]) -> int:
+        return 7 if seats == 2 or options["seven_cards"] else 5
+
+    def target(self, seats: int, options: Mapping[str, Any]) -> int:
+        return int(options["target"])
+
+    def pack(self, seats: int, options: Mapping[str, Any]) -> tuple[str, ...]:
+        single = super().pack(seats, options)
+        return single * 2 if seats >= 6 or options["two_packs"] else single
+
+
+class Dodo1State(DodoState):
+    """A match under ``dodo/1``: the rules as they were, for its tables and records."""
+
+    aces_cost_turns = False  # several aces pass over that many players at once
+    jacks_reverse_at_two = False  # a jack at two is a skip
+    catch_until_next_play = False  # the catch ends once the seat no longer holds one card
+
+
+class Dodo1(Dodo):
+    """``dodo/1``, kept so that its tables play on and its records verify under it.
+
+    What ``dodo/2`` changed, restored: aces laid together passed over that many
+    players at once, never their layer (so at two seats one ace or several gave
+    one more turn); a jack at two seats was a skip; a silent last card could no
+    longer be caught once its seat held another number of cards (a swap, a draw).
+    """
+
+    version = "dodo/1"
+    state_class = Dodo1State
+    options = tuple(option for option in Dodo.options if option.name != "jacks_skip_at_two")
 
 
 def _orders(rank: str, laid: list[str], fits: Callable[[str], bool]) -> list[Action]:
@@ -597,4 +667,4 @@ def sub_multisets(cards: list[str]) -> list[list[str]]:
     return selections
 
 
-__all__ = ["BLACK_QUEENS", "Dodo", "DodoState", "deal_scores"]
+__all__ = ["BLACK_QUEENS", "Dodo", "Dodo1", "Dodo1State", "DodoState", "deal_scores"]

@@ -65,6 +65,7 @@ def play_record(
     policy: Policy,
     forfeit: tuple[int, int, str] | None = None,
     game: str = "crazy-eights",
+    version: str | None = None,  # the ruleset version; None: the current one
     options: dict[str, Any] | None = None,
     private_key: Ed25519PrivateKey | None = None,
 ) -> dict[str, Any]:
@@ -74,7 +75,7 @@ def play_record(
     played, ``seat`` resigns or times out (a timeout is of a seat that owes an
     action: pass ``-1`` as the seat to mean "whoever is to act").
     """
-    ruleset = find_ruleset(game)
+    ruleset = find_ruleset(game, version)
     private_key = private_key or signing_key()
     seed = game_seed(server_seed, [entropy for _, entropy in contributions])
     chance = SeededChance(seed)

@@ -41,10 +41,11 @@ from fairplay.signing import (
     public_key_from_pem,
     sign,
 )
-from fairplay.verify import describe_action, describe_event, main, verify
+from fairplay.verify import _check_versions, describe_action, describe_event, main, verify
 from games.rules import find_ruleset
 from games.rules.base import GameState
-from games.rules.chance import SeededChance, game_seed
+from games.rules.chance import game_seed
+from games.rules.replay import Act, replay_state
 from tests.fairplay.helpers import (
     TEST_PRIVATE_SEED,
     doc_match,
@@ -102,13 +103,14 @@ def changed(envelope: Envelope, change: Callable[[dict[str, Any]], object]) -> E
 
 def state_before(record: dict[str, Any], index: int) -> GameState:
     """The engine's state just before log entry ``index``, replayed independently."""
-    chance = SeededChance(bytes.fromhex(record["game_seed"]))
-    state, _ = find_ruleset(record["game"]).new_game(
-        record["seat_count"], record["options"], chance
+    log = [Act(entry["seat"], entry["action"]) for entry in record["log"][1:index]]
+    return replay_state(
+        find_ruleset(record["game"]),
+        record["seat_count"],
+        record["options"],
+        bytes.fromhex(record["game_seed"]),
+        log,
     )
-    for entry in record["log"][1:index]:
-        state.apply(entry["seat"], entry["action"], chance)
-    return state
 
 
 def entries(record: dict[str, Any], test: Callable[[dict[str, Any]], bool]) -> list[int]:
@@ -242,10 +244,17 @@ FAMILY = (
     ("dodo", 6, {"target": 80, "no_chains": True}),
     ("dodo", 2, {"target": 60, "crazy_eights_scoring": True, "seven_cards": True}),
 )
-FAMILY_PLAYED_TODAY = "395e6dd138e3b8a6b55b0dac5441aa1bdf6c6218d991b38ef4801a70313b80c3"
+# Pinned per version: the hash of the versions before is the one they always had, so
+# play under crazy-8/2 and dodo/1 provably did not change when crazy-8/3 and dodo/2 came.
+OLD_VERSIONS = {"crazy-8": "crazy-8/2", "dodo": "dodo/1"}
+FAMILY_PLAYED_TODAY = {
+    "old": "395e6dd138e3b8a6b55b0dac5441aa1bdf6c6218d991b38ef4801a70313b80c3",
+    "current": "44f724cf695e8e31c90068728788ee1f84e43681064594a84ce92bcab76b406a",
+}
 
 
-def test_the_family_s_matches_played_today_still_play_the_same() -> None:
+@pytest.mark.parametrize("versions", ["old", "current"])
+def test_the_family_s_matches_played_today_still_play_the_same(versions: str) -> None:
     digest = hashlib.sha256()
     for number, (game, seats, options) in enumerate(FAMILY):
         rng = random.Random(f"family-{number}")
@@ -256,11 +265,12 @@ def test_the_family_s_matches_played_today_still_play_the_same() -> None:
             contributions=[(0, rng.randbytes(16))],
             policy=lambda state, seat, legal, rng=rng: rng.choice(legal),
             game=game,
+            version=OLD_VERSIONS[game] if versions == "old" else None,
             options=options,
         )
         assert verify(envelope).game == game  # it raises on any discrepancy
         digest.update(canonical(envelope["record"]))
-    assert digest.hexdigest() == FAMILY_PLAYED_TODAY, (
+    assert digest.hexdigest() == FAMILY_PLAYED_TODAY[versions], (
         "the rules, the derivation or the record changed under the same version"
     )
 
@@ -736,9 +746,40 @@ def is_swap(entry: dict[str, Any]) -> bool:
     return entry["kind"] == "action" and entry["action"]["type"] == "swap"
 
 
+def test_a_dodo_1_record_made_before_dodo_2_still_verifies_under_dodo_1() -> None:
+    # A record published under dodo/1 replays under dodo/1's rules, not today's.
+    rng = random.Random("dodo/1 verify")
+
+    def policy(state: GameState, seat: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
+        aces = [a for a in legal if a["type"] == "play" and len(a["cards"]) > 1]
+        return rng.choice(aces or legal)
+
+    envelope = play_record(
+        table=301,
+        seats=seat_list(2),
+        server_seed=hashlib.sha256(b"dodo/1 verify").digest(),
+        contributions=[],
+        policy=policy,
+        game="dodo",
+        version="dodo/1",
+        options={"target": 50},
+    )
+    assert envelope["record"]["ruleset_version"] == "dodo/1"
+    summary = verify(envelope, signing_key().public_key())
+    assert summary.line().startswith("OK table 301: dodo (dodo/1), 2 seats, ")
+
+
+def test_a_record_of_a_version_the_verifier_does_not_know_cannot_be_judged(
+    dodo_finished: Envelope,
+) -> None:
+    record = {**dodo_finished["record"], "ruleset_version": "dodo/9"}
+    with pytest.raises(CannotJudge, match="this verifier knows dodo/1, dodo/2"):
+        _check_versions(record)
+
+
 def test_a_dodo_record_verifies(dodo_finished: Envelope) -> None:
     summary = verify(dodo_finished, signing_key().public_key())
-    assert summary.line().startswith("OK table 300: dodo (dodo/1), 4 seats, ")
+    assert summary.line().startswith("OK table 300: dodo (dodo/2), 4 seats, ")
     assert entries(dodo_finished["record"], is_swap)
 
 
@@ -809,7 +850,8 @@ def test_an_unknown_ruleset_version_is_refused_not_judged(
     done = run_cli(str(write(tmp_path, changed(finished, bump))))
     assert done.returncode == 2
     assert done.stderr.strip() == (
-        "FAILED: this record was made under crazy-eights/2; this verifier knows crazy-eights/1"
+        "CANNOT JUDGE: this record was made under crazy-eights/2; this verifier knows "
+        "crazy-eights/1"
     )
 
 
@@ -910,7 +952,9 @@ def test_a_missing_or_extra_field_is_named(finished: Envelope) -> None:
 def test_a_missing_file_is_refused_with_a_sentence(tmp_path: Path) -> None:
     done = run_cli(str(tmp_path / "nope.json"))
     assert done.returncode == 2
-    assert done.stderr == f"FAILED: cannot read {tmp_path / 'nope.json'}: there is no such file\n"
+    assert done.stderr == (
+        f"CANNOT JUDGE: cannot read {tmp_path / 'nope.json'}: there is no such file\n"
+    )
     assert done.stdout == ""
 
 
@@ -919,14 +963,14 @@ def test_a_file_that_is_not_json_is_refused_with_a_sentence(tmp_path: Path) -> N
     path.write_text("{'record': 1", encoding="utf-8")
     done = run_cli(str(path))
     assert done.returncode == 2
-    assert done.stderr.startswith(f"FAILED: {path} is not JSON: ")
+    assert done.stderr.startswith(f"CANNOT JUDGE: {path} is not JSON: ")
     assert "Traceback" not in done.stderr
 
 
 def test_json_that_is_not_an_envelope_is_refused_with_a_sentence(tmp_path: Path) -> None:
     done = run_cli(str(write(tmp_path, {"format": RECORD_FORMAT, "log": []})))
     assert done.returncode == 2
-    assert done.stderr.startswith("FAILED: this is not a signed record: ")
+    assert done.stderr.startswith("CANNOT JUDGE: this is not a signed record: ")
     assert "Traceback" not in done.stderr
 
 
@@ -948,7 +992,7 @@ def test_the_command_line_refuses_what_is_not_a_record(
     assert main([str(path)]) == 2
     out = capsys.readouterr()
     assert out.out == ""
-    assert out.err.startswith("FAILED: ")
+    assert out.err.startswith("CANNOT JUDGE: ")
     assert expected in out.err
 
 

@@ -7,7 +7,7 @@ import random
 import pytest
 from django.core.management import call_command
 
-from fairplay.records import signed_record
+from fairplay.publishing import signed_record
 from fairplay.verify import verify
 from games.models import Table
 from tests.factories import (

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from games import services, tasks
+from games import services
 from games.models import Move, Seat, Table
 from tests.factories import at_once, make_users, started_table
 
@@ -97,31 +97,19 @@ def test_two_sweeps_at_once_end_each_table_once() -> None:
     assert services.sweep_deadlines() == []
 
 
-def test_the_same_timeout_task_delivered_twice_ends_the_table_once() -> None:
+def test_the_same_sweep_run_twice_ends_the_table_once() -> None:
     players = make_users("alice", "bob")
     (table,) = make_tables(1, players)
     owing = make_late([table])
 
-    assert tasks.table_timeout(table.pk) is True
-    assert tasks.table_timeout(table.pk) is False
-
-    assert_timed_out_once(owing)
+    assert services.sweep_deadlines() == [table.pk]
     assert services.sweep_deadlines() == []
 
-
-def test_the_same_timeout_task_twice_at_once_ends_the_table_once() -> None:
-    players = make_users("alice", "bob")
-    (table,) = make_tables(1, players)
-    owing = make_late([table])
-
-    results = at_once(lambda: tasks.table_timeout(table.pk), lambda: tasks.table_timeout(table.pk))
-
-    assert sorted(results) == [False, True], results
     assert_timed_out_once(owing)
 
 
-def test_a_stale_timeout_task_does_nothing() -> None:
-    """The task was meant for a deadline the seat has since beaten: it changes nothing."""
+def test_a_sweep_after_the_seat_beat_its_deadline_does_nothing() -> None:
+    """The seat moved in time: a sweep changes nothing."""
     players = make_users("alice", "bob")
     (table,) = make_tables(1, players)
     (seat,) = table.to_act
@@ -132,19 +120,8 @@ def test_a_stale_timeout_task_does_nothing() -> None:
     assert table.deadline_at > timezone.now()
     before = (table.version, table.to_act, table.deadline_at, table.state)
 
-    assert tasks.table_timeout(table.pk) is False
+    assert services.sweep_deadlines() == []
 
     table.refresh_from_db()
     assert (table.version, table.to_act, table.deadline_at, table.state) == before
     assert not table.moves.filter(kind=Move.Kind.FORFEIT).exists()
-
-
-def test_a_timeout_task_for_an_ended_or_missing_table_does_nothing() -> None:
-    players = make_users("alice", "bob")
-    (table,) = make_tables(1, players)
-    owing = make_late([table])
-    assert services.sweep_deadlines() == [table.pk]
-
-    assert tasks.table_timeout(table.pk) is False
-    assert tasks.table_timeout(table.pk + 10_000) is False
-    assert_timed_out_once(owing)

@@ -38,8 +38,10 @@ from django.core.management import call_command
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from games import services
 from games.models import Seat, Table
 from games.rules.base import STANDARD_PACK
+from games.rules.chance import SEED_BYTES, commitment
 from tests.factories import (
     TABLES,
     assert_error,
@@ -48,6 +50,7 @@ from tests.factories import (
     keys_of,
     make_users,
     move,
+    open_table,
     seat_clients,
     snapshot,
     started_table,
@@ -77,6 +80,7 @@ OPTIONS = [
     {"name": "two_packs", "type": "bool", "default": False},
     {"name": "no_chains", "type": "bool", "default": False},
     {"name": "crazy_eights_scoring", "type": "bool", "default": False},
+    {"name": "jacks_skip_at_two", "type": "bool", "default": False},
 ]
 PRESET = {option["name"]: option["default"] for option in OPTIONS}
 
@@ -240,7 +244,7 @@ def verify_downloaded_record(table: Table, tmp_path: Path) -> str:
 # -- the catalogue and creation ---------------------------------------------------
 
 
-def test_the_catalogue_lists_dodo_with_its_seats_and_five_options() -> None:
+def test_the_catalogue_lists_dodo_with_its_seats_and_six_options() -> None:
     games = {g["id"]: g for g in body(client_for().get("/api/games/"))["games"]}
     dodo = games[GAME]
     assert (dodo["min_seats"], dodo["max_seats"]) == (2, 8)
@@ -345,7 +349,7 @@ def test_a_whole_dodo_match_plays_over_http_replays_and_verifies(
     call_command("check_replays", str(table.pk), stdout=out, stderr=StringIO())
     assert out.getvalue().strip() == "1 tables replayed, 0 differ"
     line = verify_downloaded_record(table, tmp_path)
-    assert line.startswith(f"OK table {table.pk}: dodo (dodo/1), {seats} seats, ")
+    assert line.startswith(f"OK table {table.pk}: dodo (dodo/2), {seats} seats, ")
     assert ", places " + " ".join(map(str, result["places"])) + "," in line
 
 
@@ -600,3 +604,58 @@ def test_illegal_plays_are_refused_with_a_reason_and_change_nothing() -> None:
             break
         view = post(clients[seat], table.pk, version, rng.choice(legal))
     assert tried == KINDS, tried
+
+
+# -- dodo/1: a table made before dodo/2 plays on, replays and verifies under dodo/1 ---------
+
+
+def dodo_1_table(seed: bytes, options: dict[str, Any] | None = None) -> Table:
+    """A two-seat table opened under dodo/1 (before the change), then dealt."""
+    alice, bob = make_users("alice", "bob")
+    table = open_table(alice, seats=2, game=GAME, options=options)
+    old_options = {k: v for k, v in table.options.items() if k != "jacks_skip_at_two"}
+    seed = seed.ljust(SEED_BYTES, b".")
+    Table.objects.filter(pk=table.pk).update(
+        ruleset_version="dodo/1", options=old_options, server_seed=seed, commitment=commitment(seed)
+    )
+    services.table_join(table_id=table.pk, user=bob)
+    table.refresh_from_db()
+    return table
+
+
+def test_a_dodo_1_table_keeps_its_version_and_the_old_aces_through_the_api() -> None:
+    table = dodo_1_table(b"dodo/1 aces")
+    assert table.ruleset_version == "dodo/1" and "turns_lost" not in table.state
+    # Hand the seat to act two aces (a table as it stood before the change), then lay them.
+    state = table.state
+    seat = table.to_act[0]
+    other = 1 - seat
+    state["hands"][seat] = ["AC", "AH", "5H", "6H"]
+    state["hands"][other] = ["3D", "9S"]
+    state["pile"] = ["KC"]
+    state["called_suit"] = None
+    Table.objects.filter(pk=table.pk).update(state=state)
+    clients = seat_clients(table)
+    view = get_view(clients[seat], table.pk)
+    assert view["ruleset_version"] == "dodo/1"
+    laid = {"type": "play", "cards": ["AC", "AH"]}
+    assert laid in view["legal_actions"]
+    post(clients[seat], table.pk, view["version"], laid)
+    view = get_view(clients[seat], table.pk)
+    assert view["to_act"] == [seat]  # dodo/1: two aces at two, one more turn
+    post(clients[seat], table.pk, view["version"], {"type": "play", "cards": ["5H"]})
+    assert get_view(clients[seat], table.pk)["to_act"] == [other]  # and no more
+
+
+def test_a_dodo_1_match_plays_to_the_end_replays_and_verifies_under_dodo_1(
+    tmp_path: Path,
+) -> None:
+    table = dodo_1_table(b"dodo/1 match", {"target": 50})
+    last, _ = play(table, random.Random(1))
+    assert last["status"] == "finished"
+    table.refresh_from_db()
+    out = StringIO()
+    call_command("check_replays", str(table.pk), stdout=out, stderr=StringIO())
+    assert out.getvalue().strip() == "1 tables replayed, 0 differ"
+    line = verify_downloaded_record(table, tmp_path)
+    assert line.startswith(f"OK table {table.pk}: dodo (dodo/1), 2 seats, ")

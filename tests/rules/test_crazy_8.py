@@ -15,14 +15,15 @@ from typing import Any
 
 import pytest
 
-from games.rules import RULESETS, IllegalAction, InvalidOptions
+from games.rules import RULESETS, IllegalAction, InvalidOptions, find_ruleset
 from games.rules.base import STANDARD_PACK, Event
 from games.rules.chance import SeededChance
-from games.rules.crazy_eights import CrazyEight, hand_value
+from games.rules.crazy_8 import Crazy8, Crazy8v2
+from games.rules.crazy_eights import hand_value
 from tests.rules import stacked
 from tests.rules.stacked import DRAW, PASS, StackedChance, calls, play
 
-RULES = CrazyEight()
+RULES = Crazy8()
 stacked_game = partial(stacked.stacked_game, RULES, hand_size=7)
 arrange = partial(stacked.arrange, RULES)
 
@@ -39,12 +40,12 @@ def kinds(events: list[Event]) -> list[str]:
 
 
 def test_crazy_8_is_in_the_catalogue_as_a_preset_of_the_crazy_eights_engine() -> None:
-    assert isinstance(RULESETS["crazy-8"], CrazyEight)
+    assert isinstance(RULESETS["crazy-8"], Crazy8)
     described = RULES.describe()
     assert (described["id"], described["name"], described["version"]) == (
         "crazy-8",
         "Crazy 8",
-        "crazy-8/2",
+        "crazy-8/3",
     )
     assert (described["min_seats"], described["max_seats"]) == (2, 7)
     options = {option["name"]: option for option in described["options"]}
@@ -76,7 +77,14 @@ def test_every_option_defaults_off_so_the_preset_is_the_rulebook() -> None:
         "twos_stack": False,
         "more_players": False,
         "last_card": False,
+        "reverse_skips_at_two": False,
     }
+
+
+def test_reverse_skips_at_two_is_refused_without_a_reverse_card() -> None:
+    with pytest.raises(InvalidOptions, match="reverse_skips_at_two needs jacks_reverse"):
+        RULES.validate(2, {"reverse_skips_at_two": True, "aces": "skip"})
+    assert RULES.validate(2, {"reverse_skips_at_two": True, "aces": "reverse"})
 
 
 @pytest.mark.parametrize("seats", [1, 8])
@@ -463,8 +471,12 @@ def test_a_name_action_is_refused_outside_a_starter_eight() -> None:
         ({}, "QH", False),
         ({"queens_skip": True}, "QH", True),
         ({"queens_skip": True}, "JH", False),
-        ({"jacks_reverse": True}, "JH", True),
-        ({"aces": "reverse"}, "AH", True),
+        # "Jacks reverse: in games of three or more": with two, a reverse does nothing...
+        ({"jacks_reverse": True}, "JH", False),
+        ({"aces": "reverse"}, "AH", False),
+        # ...unless the house rule makes it a skip.
+        ({"jacks_reverse": True, "reverse_skips_at_two": True}, "JH", True),
+        ({"aces": "reverse", "reverse_skips_at_two": True}, "AH", True),
         ({"aces": "skip"}, "AH", True),
         ({"aces": "none"}, "AH", False),
         ({}, "JH", False),
@@ -529,16 +541,16 @@ def test_twos_stack_a_two_answered_by_a_two_passes_on_four() -> None:
         options=options,
     )
     state.apply(0, play("2H"), chance)
-    assert state.to_act == (1,) and state.penalty == 2
+    assert state.to_act == (1,) and state.chain == 2
     assert state.legal_actions(1) == [play("2S"), DRAW]
     with pytest.raises(IllegalAction, match="answer with a two or draw the 2 cards you owe"):
         state.check(1, play("4D"))
     state.apply(1, play("2S"), chance)
-    assert state.penalty == 4 and state.legal_actions(0) == [play("2C"), DRAW]
+    assert state.chain == 4 and state.legal_actions(0) == [play("2C"), DRAW]
     events = state.apply(0, DRAW, chance)
     assert kinds(events) == ["draw"] * 4 + ["turn_passes"]
     assert state.hands[0] == ["5H", "2C", "6S", "7S", "9S", "TS"]
-    assert state.penalty == 0 and state.to_act == (1,)
+    assert state.chain == 0 and state.to_act == (1,)
     assert state.legal_actions(1) == [DRAW]  # 4D does not match 2S
 
 
@@ -554,7 +566,7 @@ def test_twos_stack_without_a_two_the_only_action_is_to_take_the_cards() -> None
 def test_a_two_played_as_the_last_card_ends_the_hand_without_a_penalty() -> None:
     state, chance = arrange([["2H"], ["3D"]], pile=["KH"], options={"twos_draw_two": True})
     events = state.apply(0, play("2H"), chance)
-    assert kinds(events)[:2] == ["play", "hand_over"] and state.penalty == 0
+    assert kinds(events)[:2] == ["play", "hand_over"] and state.chain == 0
 
 
 # -- The state --------------------------------------------------------------------------------------
@@ -646,7 +658,7 @@ def test_with_two_packs_twos_stack_lists_a_two_held_twice_once() -> None:
     state.apply(0, play("2H"), chance)
     assert state.legal_actions(1) == [play("2S"), DRAW]
     state.apply(1, play("2S"), chance)
-    assert state.hands[1] == ["2S", "4D"] and state.penalty == 4 and state.to_act == (2,)
+    assert state.hands[1] == ["2S", "4D"] and state.chain == 4 and state.to_act == (2,)
 
 
 @pytest.mark.parametrize(
@@ -782,6 +794,7 @@ def test_more_players_at_two_seats_changes_nothing() -> None:
 # -- last_card: announce the last card, or be caught -------------------------------------------
 
 LAST = {"last_card": True}
+LATE = {"type": "last_card"}  # the announcement, made late
 
 
 def announced(action: dict[str, Any]) -> dict[str, Any]:
@@ -844,7 +857,7 @@ def test_last_card_silent_the_other_player_may_catch_and_the_caught_player_draws
     assert state.view(1)["catchable"] == 0
     assert state.to_act == (1,)  # the catch is owed by nobody: no deadline moves
     assert state.legal_actions(1) == [play("9H"), catch(0)]
-    assert state.legal_actions(0) == []  # nobody catches themselves
+    assert state.legal_actions(0) == [LATE]  # nobody catches themselves; it may announce late
     with pytest.raises(IllegalAction, match="you cannot catch yourself"):
         state.apply(0, catch(0), chance)
     with pytest.raises(IllegalAction, match="only seat 0 may be caught"):
@@ -860,18 +873,89 @@ def test_last_card_silent_the_other_player_may_catch_and_the_caught_player_draws
     assert state.legal_actions(1) == [play("9H")]  # the window is closed: one catch only
 
 
-@pytest.mark.parametrize("next_move", ["play", "draw"])
-def test_last_card_the_window_closes_when_the_next_player_plays_or_draws(next_move: str) -> None:
-    hand = ["9H", "2C", "3C"] if next_move == "play" else ["KS", "2C", "3C"]
-    state, chance = arrange([["5H", "KC"], hand], pile=["4H"], stock=["3H"], options=LAST)
+def test_last_card_the_window_closes_when_the_next_player_plays() -> None:
+    state, chance = arrange([["5H", "KC"], ["9H", "2C", "3C"]], pile=["4H"], options=LAST)
     state.apply(0, play("5H"), chance)
     assert catch(0) in state.legal_actions(1)
-    state.apply(1, play("9H") if next_move == "play" else DRAW, chance)
+    state.apply(1, play("9H"), chance)
     assert state.view(None)["catchable"] is None
-    assert catch(0) not in state.legal_actions(1)
+    assert catch(0) not in state.legal_actions(1) and LATE not in state.legal_actions(0)
     with pytest.raises(IllegalAction):
         state.apply(1, catch(0), chance)
     assert len(state.hands[0]) == 1
+
+
+def test_last_card_the_window_stays_open_through_the_next_players_draw() -> None:
+    # Dodo's window ("before the next player plays"): a draw does not close it.
+    state, chance = arrange(
+        [["5H", "KC"], ["KS", "2C", "3C"]], pile=["4H"], stock=["3H"], options=LAST
+    )
+    state.apply(0, play("5H"), chance)
+    state.apply(1, DRAW, chance)  # 3H, which plays and must be played
+    assert state.view(None)["catchable"] == 0
+    assert state.legal_actions(1) == [play("3H"), catch(0)]
+    state.apply(1, play("3H"), chance)
+    assert state.view(None)["catchable"] is None
+
+
+def test_last_card_a_late_announcement_before_the_next_play_closes_the_window() -> None:
+    state, chance = arrange([["5H", "KC"], ["9H", "2C", "3C"]], pile=["4H"], options=LAST)
+    state.apply(0, play("5H"), chance)
+    events = state.apply(0, LATE, chance)
+    assert [event.public for event in events] == [{"type": "last_card", "seat": 0}]
+    assert state.view(None)["catchable"] is None and state.to_act == (1,)
+    assert state.legal_actions(1) == [play("9H")]
+    with pytest.raises(IllegalAction, match="only a player who went down to one card"):
+        state.apply(0, LATE, chance)
+
+
+def test_last_card_the_window_stays_open_after_a_skip_until_the_next_play() -> None:
+    # A queen skips: seat 0, down to one silently, plays again, has nothing that plays
+    # and draws; it may still be caught until a card goes down, two cards in hand or not.
+    options = {**LAST, "queens_skip": True}
+    state, chance = arrange(
+        [["QH", "KC"], ["9H", "2C"]], pile=["4H"], stock=["3S", "5H", "6S"], options=options
+    )
+    state.apply(0, play("QH"), chance)
+    state.apply(0, DRAW, chance)
+    assert state.hands[0] == ["KC", "3S"] and state.view(None)["catchable"] == 0
+    state.apply(0, DRAW, chance)  # 5H plays: it must go down
+    events = state.apply(1, catch(0), chance)
+    assert kinds(events) == ["catch", "draw"] and len(state.hands[0]) == 4
+
+
+# -- crazy-8/2, kept for its tables and records ----------------------------------------
+
+CRAZY_8_2 = Crazy8v2()
+
+
+def test_crazy_8_2_is_kept_without_the_new_house_rule_or_the_late_announcement() -> None:
+    assert find_ruleset("crazy-8", "crazy-8/2").version == "crazy-8/2"
+    assert "reverse_skips_at_two" not in CRAZY_8_2.validate(2, {})
+    assert "last_card" not in CRAZY_8_2.actions
+    with pytest.raises(InvalidOptions):
+        CRAZY_8_2.validate(2, {"jacks_reverse": True, "reverse_skips_at_two": True})
+
+
+@pytest.mark.parametrize(
+    ("options", "card"), [({"jacks_reverse": True}, "JH"), ({"aces": "reverse"}, "AH")]
+)
+def test_crazy_8_2_a_reverse_at_two_is_a_skip(options: dict[str, Any], card: str) -> None:
+    state, chance = stacked.arrange(
+        CRAZY_8_2, [[card, "5H"], ["3D", "4D"]], ["KH"], [], options=options
+    )
+    events = state.apply(0, play(card), chance)
+    assert state.to_act == (0,) and public(events, "skip") == [{"type": "skip", "seat": 1}]
+
+
+def test_crazy_8_2_the_window_closes_at_the_next_players_draw_and_none_announces_late() -> None:
+    state, chance = stacked.arrange(
+        CRAZY_8_2, [["5H", "KC"], ["KS", "2C", "3C"]], ["4H"], ["3H"], options=LAST
+    )
+    state.apply(0, play("5H"), chance)
+    assert state.legal_actions(0) == []
+    state.apply(1, DRAW, chance)
+    assert state.view(None)["catchable"] is None and catch(0) not in state.legal_actions(1)
 
 
 def test_last_card_a_catch_out_of_turn_is_legal_without_being_owed() -> None:

@@ -725,7 +725,9 @@ def test_a_resignation_ends_the_game_against_that_player_even_when_it_was_leadin
 
 @pytest.mark.parametrize("seat", [0, 1, 2, 3])
 def test_a_missed_deadline_puts_that_seat_last_and_the_others_by_their_totals(seat: int) -> None:
-    state, _ = arrange([["5H"], ["KS"], ["AS"], ["2S"]], pile=["5C"], totals=[50, 80, 20, 80])
+    state, _ = arrange(
+        [["5H"], ["KS"], ["AS"], ["2S"]], pile=["5C"], totals=[50, 80, 20, 80], turn=seat
+    )
     state.forfeit(seat, "timeout")
     assert state.result is not None
     places = state.result["places"]
@@ -767,6 +769,15 @@ def test_nothing_can_be_done_after_the_game_is_over() -> None:
     with pytest.raises(GameOver):
         state.forfeit(0, "timeout")
     assert state.view(0)["turn"] is None
+
+
+def test_only_a_seat_that_owes_an_action_can_time_out() -> None:
+    state, _ = arrange([["5H"], ["KS"]], pile=["5C"], turn=0)
+    with pytest.raises(NotYourTurn, match="seat 1 owed no action"):
+        state.forfeit(1, "timeout")
+    assert not state.is_over
+    state.forfeit(0, "timeout")
+    assert state.result is not None and state.result["places"] == [2, 1]
 
 
 def test_nothing_can_be_done_after_a_match_that_finished() -> None:

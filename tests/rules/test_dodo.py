@@ -19,7 +19,7 @@ import pytest
 from games.rules import RULESETS, GameOver, IllegalAction, InvalidOptions, NotYourTurn
 from games.rules.base import STANDARD_PACK, Event
 from games.rules.crazy_eights import sort_hand
-from games.rules.dodo import Dodo, DodoState, deal_scores
+from games.rules.dodo import Dodo, Dodo1, DodoState, deal_scores
 from tests.rules import stacked
 from tests.rules.stacked import DRAW, PASS, StackedChance
 
@@ -105,7 +105,7 @@ def refused(state: DodoState, seat: int, action: Any, reason: str) -> None:
 def test_dodo_is_in_the_catalogue_for_two_to_eight_players() -> None:
     assert isinstance(RULESETS["dodo"], Dodo)
     described = RULES.describe()
-    assert (described["id"], described["name"], described["version"]) == ("dodo", "Dodo", "dodo/1")
+    assert (described["id"], described["name"], described["version"]) == ("dodo", "Dodo", "dodo/2")
     assert (described["min_seats"], described["max_seats"]) == (2, 8)
     options = {option["name"]: option for option in described["options"]}
     assert list(options) == [
@@ -114,6 +114,7 @@ def test_dodo_is_in_the_catalogue_for_two_to_eight_players() -> None:
         "two_packs",
         "no_chains",
         "crazy_eights_scoring",
+        "jacks_skip_at_two",
     ]
     assert (options["target"]["type"], options["target"]["minimum"]) == ("int", 50)
     assert options["target"]["maximum"] == 1000
@@ -127,6 +128,7 @@ def test_every_option_defaults_off_so_the_preset_is_the_rulebook() -> None:
         "two_packs": False,
         "no_chains": False,
         "crazy_eights_scoring": False,
+        "jacks_skip_at_two": False,
     }
 
 
@@ -244,7 +246,7 @@ def test_a_turned_starter_never_acts(starter: str) -> None:
     view = state.view(None)
     assert state.to_act == (0,)
     assert (view["chain"], view["skipped"], view["swaps_owed"]) == (None, [], 0)
-    assert view["direction"] == 1 and state.penalty == 0
+    assert view["direction"] == 1 and state.chain == 0
     assert all(action["type"] in ("play", "draw") for action in state.legal_actions(0))
 
 
@@ -577,7 +579,7 @@ def test_a_chain_draws_what_there_is_and_the_rest_is_forgiven() -> None:
     events = state.apply(1, DRAW, chance)
     assert kinds(events) == ["draw", "reshuffle", "draw", "draw", "turn_passes"]
     assert len(state.hands[1]) == 5 and state.pile == ["4H"] and state.stock == []
-    assert state.penalty == 0 and state.view(None)["chain"] is None and state.to_act == (2,)
+    assert state.chain == 0 and state.view(None)["chain"] is None and state.to_act == (2,)
 
 
 NO_CHAINS = {"no_chains": True}
@@ -647,12 +649,78 @@ def test_with_three_players_two_aces_bring_the_turn_back_to_you() -> None:
     assert state.view(None)["skipped"] == [1, 2] and state.to_act == (0,)
 
 
-@pytest.mark.parametrize("aces", [["AH"], ["AH", "AC"]])
-def test_with_two_players_one_ace_or_several_you_play_again(aces: list[str]) -> None:
-    state, chance = arrange([[*aces, "5C"], ["3D"]], pile=["KH"])
-    events = state.apply(0, lay(*aces), chance)
-    assert [event["seat"] for event in public(events, "skip")] == [1] * len(aces)
+def test_with_two_players_one_ace_and_you_play_again() -> None:
+    state, chance = arrange([["AH", "5C"], ["3D"]], pile=["KH"])
+    events = state.apply(0, lay("AH"), chance)
+    assert [event["seat"] for event in public(events, "skip")] == [1]
     assert state.to_act == (0,)
+
+
+# Interpretation 10: each ace laid costs one turn to a player other than its layer, taken
+# as the turn comes round to them; the layer's own turns are not consumed. Seat 0 lays the
+# aces, then plays on with hearts; who plays each turn after, and who misses which turn.
+ACES = ["AC", "AH", "AD", "AS"]
+HEARTS = ["3H", "5H", "6H", "7H", "9H"]  # the layer's turns after its aces, one heart each
+# The others hold nothing that fits a heart but what the cases need: seat 2 a three (on 3H),
+# seat 3 the red queen (on the ace of hearts).
+OTHERS = [["6D", "7D"], ["3S", "7C"], ["QH", "9D"]]
+
+
+@pytest.mark.parametrize(
+    ("seats", "aces", "turns"),
+    [
+        # Turn by turn after the aces: (the seat to play, the seats that lost a turn before it).
+        (2, 2, [(0, [1]), (0, [1]), (1, [])]),
+        (2, 3, [(0, [1]), (0, [1]), (0, [1]), (1, [])]),
+        (2, 4, [(0, [1]), (0, [1]), (0, [1]), (0, [1]), (1, [])]),
+        (3, 2, [(0, [1, 2]), (1, [])]),
+        (3, 3, [(0, [1, 2]), (2, [1]), (0, [])]),
+        (3, 4, [(0, [1, 2]), (0, [1, 2]), (1, [])]),
+        (4, 2, [(3, [1, 2]), (0, [])]),
+        (4, 3, [(0, [1, 2, 3]), (1, [])]),
+        (4, 4, [(0, [1, 2, 3]), (2, [1]), (3, [])]),
+    ],
+)
+def test_each_ace_laid_costs_the_others_one_turn_as_the_turn_comes_round_to_them(
+    seats: int, aces: int, turns: list[tuple[int, list[int]]]
+) -> None:
+    state, chance = arrange([[*ACES[:aces], *HEARTS], *OTHERS[: seats - 1]], pile=["KC"])
+    (laid,) = [
+        action
+        for action in state.legal_actions(0)
+        if sorted(action.get("cards", [])) == sorted(ACES[:aces]) and action["cards"][-1] == "AH"
+    ]
+    events = state.apply(0, laid, chance)
+    hearts = iter(HEARTS)
+    for turn, (seat, skipped) in enumerate(turns):
+        assert [event["seat"] for event in public(events, "skip")] == skipped, turn
+        assert state.to_act == (seat,) and state.view(None)["skipped"] == skipped, turn
+        if turn < len(turns) - 1:
+            card = next(hearts) if seat == 0 else {2: "3S", 3: "QH"}[seat]
+            events = state.apply(seat, lay(card), chance)
+
+
+def test_each_ace_laid_costs_a_turn_under_dodo_1_they_passed_over_players_at_once() -> None:
+    # dodo/1, kept for its tables: at two seats two aces were one more turn, no more.
+    state, chance = stacked.arrange(Dodo1(), [["AC", "AH", "5H", "6H"], ["3D"]], ["KC"], [])
+    events = state.apply(0, lay("AC", "AH"), chance)
+    assert [event["seat"] for event in public(events, "skip")] == [1, 1]
+    state.apply(0, lay("5H"), chance)
+    assert state.to_act == (1,)
+    assert "turns_lost" not in state.to_json()
+
+
+def test_a_chain_goes_to_the_next_player_whatever_turns_they_still_owe() -> None:
+    state, chance = arrange(
+        [["AC", "AH", "2H", "5H", "6H"], ["3D", "9S"]], pile=["KC"], full_stock=True
+    )
+    state.apply(0, lay("AC", "AH"), chance)
+    events = state.apply(0, lay("2H"), chance)
+    assert public(events, "chain") == [{"type": "chain", "seat": 1, "total": 2}]
+    events = state.apply(1, DRAW, chance)  # drawing the chain is its turn; one is still owed
+    assert kinds(events)[-1] == "turn_passes" and state.to_act == (0,)
+    events = state.apply(0, lay("5H"), chance)
+    assert public(events, "skip") == [{"type": "skip", "seat": 1}] and state.to_act == (0,)
 
 
 def test_the_skipped_seats_are_cleared_by_the_next_play() -> None:
@@ -678,11 +746,33 @@ def test_two_jacks_reverse_twice() -> None:
     assert state.direction == 1 and state.to_act == (1,)
 
 
-def test_with_two_players_a_jack_is_a_skip() -> None:
+def test_with_two_players_a_jack_reverses_which_changes_nothing() -> None:
+    # "The direction of play reverses": with two players the other plays next all the same.
     state, chance = arrange([["JH", "5C"], ["3D"]], pile=["KH"])
+    events = state.apply(0, lay("JH"), chance)
+    assert public(events, "reverse") == [{"type": "reverse", "seat": 0, "direction": -1}]
+    assert "skip" not in kinds(events) and state.to_act == (1,)
+
+
+def test_jacks_skip_at_two_with_two_players_a_jack_is_a_skip() -> None:
+    state, chance = arrange(
+        [["JH", "5C"], ["3D"]], pile=["KH"], options={"jacks_skip_at_two": True}
+    )
     events = state.apply(0, lay("JH"), chance)
     assert kinds(events) == ["play", "skip"] and public(events, "skip")[0]["seat"] == 1
     assert state.to_act == (0,) and state.direction == 1
+    # At three or more it changes nothing: the jack reverses.
+    state, chance = arrange(
+        [["JH", "5C"], ["3D"], ["6D"]], pile=["KH"], options={"jacks_skip_at_two": True}
+    )
+    assert kinds(state.apply(0, lay("JH"), chance)) == ["play", "reverse"]
+
+
+def test_under_dodo_1_a_jack_at_two_was_a_skip() -> None:
+    state, chance = stacked.arrange(Dodo1(), [["JH", "5C"], ["3D"]], ["KH"], [])
+    events = state.apply(0, lay("JH"), chance)
+    assert kinds(events) == ["play", "skip"] and state.to_act == (0,)
+    assert "jacks_skip_at_two" not in Dodo1().validate(2, {})
 
 
 def test_a_special_card_laid_last_goes_out_and_does_nothing_else() -> None:
@@ -758,7 +848,8 @@ def test_two_black_queens_swap_twice_and_the_hand_taken_can_be_given_straight_ba
     state.apply(0, swap(1), chance)
     assert state.hands[0] == ["3D", "4D"] and state.hands[1] == ["5C"]
     assert state.to_act == (0,) and state.view(None)["swaps_owed"] == 1
-    assert state.legal_actions(0) == [swap(1), swap(2)]  # choosing again
+    # Choosing again; seat 0 went down to one silently, so it may still announce late.
+    assert state.legal_actions(0) == [swap(1), swap(2), LAST_CARD]
     state.apply(0, swap(1), chance)
     assert state.hands[0] == ["5C"] and state.hands[1] == ["3D", "4D"]
     assert state.to_act == (1,)
@@ -914,8 +1005,7 @@ def test_the_window_stays_open_while_the_next_player_draws_a_chain() -> None:
 
 def test_a_swap_of_one_card_for_one_owes_no_announcement_on_either_side() -> None:
     state, chance = arrange([["QS", "5C"], ["3D", "4D"], ["7H"]], pile=["QH"])
-    state.apply(0, lay("QS"), chance)
-    assert state.view(None)["catchable"] == 0
+    state.apply(0, lay("QS", announce=True), chance)
     state.apply(0, swap(2), chance)
     assert state.hands[0] == ["7H"] and state.hands[2] == ["5C"]
     view = state.view(None)
@@ -924,20 +1014,47 @@ def test_a_swap_of_one_card_for_one_owes_no_announcement_on_either_side() -> Non
     assert state.legal_actions(0) == [] and state.legal_actions(2) == []
 
 
-def test_the_window_closes_once_the_seat_no_longer_holds_one_card() -> None:
+def test_a_swap_does_not_cancel_a_catch_owed_until_the_next_play() -> None:
+    # "Caught silent inside that window": the window runs to the next play, and swapping
+    # the hand away does not shut it.
+    state, chance = arrange(
+        [["QS", "5C"], ["3D", "4D", "9D"], ["7H", "9H"]], pile=["QH"], full_stock=True
+    )
+    state.apply(0, lay("QS"), chance)
+    state.apply(0, swap(1), chance)
+    assert state.hands[0] == ["3D", "4D", "9D"] and state.view(None)["catchable"] == 0
+    assert state.legal_actions(2) == [catch(0)] and LAST_CARD in state.legal_actions(0)
+    events = state.apply(2, catch(0), chance)
+    assert kinds(events) == ["catch", "draw", "draw"] and len(state.hands[0]) == 5
+    # The next play closes it, as ever.
+    state, chance = arrange([["QS", "5C"], ["3D", "4D", "9S"], ["7H"]], pile=["QH"])
+    state.apply(0, lay("QS"), chance)
+    state.apply(0, swap(2), chance)
+    state.apply(1, lay("9S"), chance)
+    assert state.view(None)["catchable"] is None and catch(0) not in state.legal_actions(2)
+
+
+def test_under_dodo_1_a_swap_cancelled_the_catch() -> None:
+    state, chance = stacked.arrange(Dodo1(), [["QS", "5C"], ["3D", "4D"], ["7H"]], ["QH"], [])
+    state.apply(0, lay("QS"), chance)
+    state.apply(0, swap(2), chance)
+    assert state.view(None)["catchable"] is None and state.legal_actions(1) == [DRAW]
+
+
+def test_the_window_stays_open_while_the_seat_draws_after_an_ace_until_the_next_play() -> None:
     # Two players: an ace and you play again; the last card does not fit, so you draw.
     state, chance = arrange([["AH", "5C"], ["3D", "4D"]], pile=["KH"], stock=["9D", "3H"])
     state.apply(0, lay("AH"), chance)
     assert state.view(None)["catchable"] == 0 and state.to_act == (0,)
     state.apply(0, DRAW, chance)
+    assert state.view(None)["catchable"] == 0 and state.legal_actions(1) == [catch(0)]
+    state.apply(0, lay("3H"), chance)
+    assert state.view(None)["catchable"] is None
+    # dodo/1 closed it once the seat no longer held one card.
+    state, chance = stacked.arrange(Dodo1(), [["AH", "5C"], ["3D", "4D"]], ["KH"], ["9D", "3H"])
+    state.apply(0, lay("AH"), chance)
+    state.apply(0, DRAW, chance)
     assert state.view(None)["catchable"] is None and state.legal_actions(1) == []
-    # A black queen laid silently down to one: once the hand is swapped, the window closes.
-    state, chance = arrange([["QS", "5C"], ["3D", "4D"], ["6D"]], pile=["QH"])
-    state.apply(0, lay("QS"), chance)
-    assert state.view(None)["catchable"] == 0 and catch(0) in state.legal_actions(1)
-    state.apply(0, swap(2), chance)
-    assert state.view(None)["catchable"] is None and state.hands[2] == ["5C"]
-    assert state.legal_actions(2) == [] and state.view(None)["announced"] == []
 
 
 def test_a_swap_that_leaves_a_player_with_one_card_needs_no_announcement() -> None:

@@ -53,6 +53,8 @@ from hypothesis import strategies as st
 from games.rules.base import STANDARD_PACK, Event, GameOver, NotYourTurn
 from games.rules.chance import SEED_BYTES, SeededChance
 from games.rules.dodo import Dodo, DodoState, deal_scores
+from games.rules.replay import Act
+from games.rules.replay import replay as replay_log
 from tests.rules.test_properties import card_value, cards_in, record
 
 RULES = Dodo()
@@ -88,6 +90,7 @@ def dodo_options(target: st.SearchStrategy[int]) -> st.SearchStrategy[dict[str, 
             "two_packs": st.booleans(),
             "no_chains": st.booleans(),
             "crazy_eights_scoring": st.booleans(),
+            "jacks_skip_at_two": st.booleans(),
         }
     )
 
@@ -190,12 +193,12 @@ def play_match(
 
 def replay(match: Match, stop: int | None = None) -> tuple[DodoState, list[dict[str, Any]]]:
     """The match again from its seed and its first ``stop`` moves (all by default)."""
-    chance = SeededChance(match.seed)
-    state, events = RULES.new_game(match.seats, match.options, chance)
-    replayed = record(events)
-    for seat, action in match.moves[:stop]:
-        replayed.extend(record(state.apply(seat, json.loads(json.dumps(action)), chance)))
-    return state, replayed
+    log = [Act(seat, json.loads(json.dumps(action))) for seat, action in match.moves[:stop]]
+    replayed: list[dict[str, Any]] = []
+    for step in replay_log(RULES, match.seats, match.options, match.seed, log):
+        replayed.extend(record(step.events))
+    assert isinstance(step.state, DodoState)
+    return step.state, replayed
 
 
 # -- the contract -------------------------------------------------------------------
@@ -325,6 +328,9 @@ class Referee:
         self.target = options["target"]
         self.chains = not options["no_chains"]
         self.crazy = options["crazy_eights_scoring"]
+        self.jacks_skip = options.get(
+            "jacks_skip_at_two", False
+        )  # the house rule; the rule: jacks reverse
         self.pack = the_pack(seats, options)
         self.hand_size = hand_size(seats, options)
         self.seq = 0
@@ -349,12 +355,27 @@ class Referee:
         self.announced: set[int] = set()
         self.skipped: list[int] = []
         self.last_swap: dict[str, int] | None = None
+        self.lost = 0  # turns the other seats still lose to the aces of ``layer``
+        self.layer: int | None = None
         self.passes = 0
         self.deal_actions = 0
         self.seen: set[str] = set()  # positions held with the stock empty, this deal
 
     def next_seat(self, seat: int) -> int:
         return (seat + self.direction) % self.seats
+
+    def turn_after(self, seat: int, cursor: Cursor) -> int:
+        """The next seat in turn, each seat but the ace layer losing a turn it owes."""
+        self.skipped = []
+        turn = self.next_seat(seat)
+        while self.lost and turn != self.layer:
+            self.lost -= 1
+            self.skipped.append(turn)
+            assert cursor.next("skip").public == {"type": "skip", "seat": turn}
+            turn = self.next_seat(turn)
+        if not self.lost:
+            self.layer = None
+        return turn
 
     # -- what may be done --------------------------------------------------
 
@@ -491,8 +512,6 @@ class Referee:
                 assert cursor.next("last_card").public == {"type": "last_card", "seat": seat}
                 self.catchable = None
                 self.announced.add(seat)
-            if self.catchable is not None and len(self.hands[self.catchable]) != 1:
-                self.catchable = None  # the last card is gone: nothing to catch
             if not self.over and not self.stock:
                 self.round_in_circles(cursor)
         cursor.done()
@@ -506,7 +525,7 @@ class Referee:
                 self.pile[-1],
                 sorted(self.pile[:-1]),
                 [self.turn, self.direction, self.called, self.must_play, self.passes],
-                [self.penalty, self.swaps, self.catchable],
+                [self.penalty, self.swaps, self.catchable, self.lost, self.layer],
             ]
         )
         if position in self.seen:
@@ -570,7 +589,7 @@ class Referee:
     def turn_passes(self, seat: int, cursor: Cursor) -> None:
         assert seat == self.turn
         assert cursor.next("turn_passes").public == {"type": "turn_passes", "seat": seat}
-        self.turn = self.next_seat(seat)
+        self.turn = self.turn_after(seat, cursor)
 
     def draw_until_fit(self, seat: int, cursor: Cursor) -> None:
         while self.can_draw():
@@ -583,7 +602,7 @@ class Referee:
     def passed(self, seat: int, cursor: Cursor) -> None:
         assert cursor.next("pass").public == {"type": "pass", "seat": seat}
         self.passes += 1
-        self.turn = self.next_seat(seat)
+        self.turn = self.turn_after(seat, cursor)
         if self.passes >= self.seats:
             self.deal_over(None, cursor)  # blocked: every seat passed, no play between
 
@@ -625,15 +644,12 @@ class Referee:
                 self.take(self.turn, self.penalty, cursor)
                 self.penalty = 0
                 self.turn_passes(self.turn, cursor)
-        elif rank == "A" or (rank == "J" and self.seats == 2):
-            passed = seat  # each passes over one more player, never the one who laid them
-            for _ in cards:
-                passed = self.next_seat(passed)
-                if passed == seat:
-                    passed = self.next_seat(passed)
-                self.skipped.append(passed)
-                assert cursor.next("skip").public == {"type": "skip", "seat": passed}
-            self.turn = self.next_seat(passed)
+        elif rank == "A" or (rank == "J" and self.seats == 2 and self.jacks_skip):
+            # Each ace costs the others one turn, taken as the turn comes round to them.
+            if self.layer != seat:
+                self.layer, self.lost = seat, 0
+            self.lost += len(cards)
+            self.turn = self.turn_after(seat, cursor)
         elif rank == "J":
             for _ in cards:
                 self.direction = -self.direction
@@ -642,11 +658,11 @@ class Referee:
                     "seat": seat,
                     "direction": self.direction,
                 }
-            self.turn = self.next_seat(seat)
+            self.turn = self.turn_after(seat, cursor)
         elif any(card in BLACK_QUEENS for card in cards):
             self.swaps = sum(card in BLACK_QUEENS for card in cards)  # the seat chooses next
         else:
-            self.turn = self.next_seat(seat)
+            self.turn = self.turn_after(seat, cursor)
 
     def swap(self, seat: int, other: int, cursor: Cursor) -> None:
         assert self.swaps and other != seat
@@ -658,11 +674,9 @@ class Referee:
         self.hands[seat], self.hands[other] = self.hands[other], self.hands[seat]
         self.swaps -= 1
         self.last_swap = {"seat": seat, "with": other}
-        self.announced -= {seat, other}
-        if self.catchable in (seat, other):
-            self.catchable = None
+        self.announced -= {seat, other}  # a catch still owed stays: it lasts to the next play
         if not self.swaps:
-            self.turn = self.next_seat(seat)
+            self.turn = self.turn_after(seat, cursor)
 
     def scores(self, winner: int | None) -> tuple[list[int], list[int], int | None]:
         """The rulebook's scores for the deal: (scores, seats caught with a black queen, winner)."""
@@ -795,6 +809,7 @@ def test_the_preset_keeps_the_contract_and_the_rulebook_at_every_seat_count(
         "two_packs": False,
         "no_chains": False,
         "crazy_eights_scoring": False,
+        "jacks_skip_at_two": False,
     }
     check_replay(match)
 
@@ -859,7 +874,8 @@ def test_a_forfeit_at_any_moment_puts_that_seat_last_and_the_others_by_their_tot
     match = play_match(seats, options, seed, choice_seed, referee=False, contract=False)
     state, _ = replay(match, int(stop * (len(match.moves) - 1)))
     assert not state.is_over
-    loser %= seats
+    # Anybody may resign; only a seat that owes an action can time out.
+    loser = loser % seats if reason == "resigned" else state.to_act[0]
     totals = list(state.totals)
     events = state.forfeit(loser, reason)
     referee = Referee(seats, state.options)
@@ -901,8 +917,8 @@ def test_a_match_loaded_mid_way_goes_on_exactly_as_the_original(
 # holding nothing that fits either of them: each draws the card below the top, which fits
 # and must go down, and an ace or a jack brings the turn straight back to them.
 STUCK_TABLES = {
-    # Two seats: a jack is a skip. Seat 0 plays again, and again.
-    "two seats, jacks skip": (2, ["JD", "JH"], 0, [0], "J"),
+    # Two seats: an ace costs the other seat its turn. Seat 0 plays again, and again.
+    "two seats, aces skip": (2, ["AD", "AH"], 0, [0], "A"),
     # Four seats: seat 0's ace passes over seat 1, seat 2's over seat 3.
     "four seats, aces skip": (4, ["AD", "AH"], 0, [0, 2], "A"),
     # Four seats: each jack turns play back to the seat that laid the other.

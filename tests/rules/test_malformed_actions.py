@@ -220,7 +220,7 @@ def test_a_chain_of_twos_owed_and_a_play_of_no_card_is_refused_not_a_crash() -> 
         assert refused.value.code == "illegal_action"
     assert state.to_json() == before
     state.apply(1, play("2S"), chance)
-    assert state.penalty == 4
+    assert state.chain == 4
 
 
 def _owing_a_chain_of_twos() -> tuple[GameState, StackedChance]:
@@ -249,7 +249,7 @@ def test_an_unknown_action_type_is_quoted_briefly() -> None:
         with pytest.raises(IllegalAction) as refused:
             state.apply(1, {"type": kind}, chance)
         assert refused.value.message == (
-            f"unknown action type {quoted}: play, draw, pass, name or catch"
+            f"unknown action type {quoted}: play, draw, pass, name, catch or last_card"
         )
 
 

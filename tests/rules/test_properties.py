@@ -30,7 +30,9 @@ from hypothesis import strategies as st
 
 from games.rules.base import STANDARD_PACK, Event, GameOver, NotYourTurn
 from games.rules.chance import SEED_BYTES, SeededChance
-from games.rules.crazy_eights import CrazyEight, CrazyEights, EightsState
+from games.rules.crazy_8 import Crazy8
+from games.rules.crazy_eights import CrazyEights, EightsState
+from games.rules.replay import Act, replay, replay_state
 
 RULES = CrazyEights()
 PACK = Counter(STANDARD_PACK)
@@ -69,6 +71,16 @@ CARD = re.compile(r'"([A2-9TJQK][CDHS])"')
 def cards_in(value: Any) -> set[str]:
     """Every card named anywhere in a JSON-able value, keys included."""
     return set(CARD.findall(json.dumps(value)))
+
+
+def replayed(
+    ruleset: Any, seats: int, options: dict[str, Any], seed: bytes, moves: list[Any]
+) -> tuple[Any, list[dict[str, Any]]]:
+    """The engine's replay of ``moves`` from ``seed``: the state at the end and every event."""
+    events: list[dict[str, Any]] = []
+    for step in replay(ruleset, seats, options, seed, [Act(seat, a) for seat, a in moves]):
+        events.extend(record(step.events))
+    return step.state, events
 
 
 def record(events: list[Event]) -> list[dict[str, Any]]:
@@ -350,20 +362,15 @@ def test_replaying_the_same_seed_and_actions_reproduces_the_same_match(
     seats: int, seed: bytes, choice_seed: int, policy: str
 ) -> None:
     match = play_match(seats, seed, choice_seed, policy=policy, check=False)
-    chance = SeededChance(seed)
-    replay, events = RULES.new_game(seats, {}, chance)
-    replayed = record(events)
-    for seat, action in match.moves:
-        replayed.extend(record(replay.apply(seat, action, chance)))
-    assert replay.to_json() == match.state.to_json()
-    assert replayed == match.events
+    state, events = replayed(RULES, seats, {}, seed, match.moves)
+    assert state.to_json() == match.state.to_json()
+    assert events == match.events
 
 
 def replay_until(seats: int, seed: bytes, match: Match, stop: int) -> EightsState:
-    chance = SeededChance(seed)
-    state, _ = RULES.new_game(seats, {}, chance)
-    for seat, action in match.moves[:stop]:
-        state.apply(seat, action, chance)
+    log = [Act(seat, action) for seat, action in match.moves[:stop]]
+    state = replay_state(RULES, seats, {}, seed, log)
+    assert isinstance(state, EightsState)
     return state
 
 
@@ -394,7 +401,8 @@ def test_a_forfeit_at_any_moment_puts_that_seat_last_and_the_others_by_their_tot
 ) -> None:
     match = play_match(seats, seed, choice_seed, check=False)
     state = replay_until(seats, seed, match, min(stop, len(match.moves) - 1))
-    loser %= seats
+    # Anybody may resign; only a seat that owes an action can time out.
+    loser = loser % seats if reason == "resigned" else state.to_act[0]
     totals = list(state.totals)
     state.forfeit(loser, reason)
     others = [totals[s] for s in range(seats) if s != loser]
@@ -462,7 +470,7 @@ def test_many_seeded_matches_all_end_with_one_place_per_seat(seats: int, policy:
 
 # -- Crazy 8: the preset and random house rules -----------------------------------
 
-CRAZY_8 = CrazyEight()
+CRAZY_8 = Crazy8()
 
 crazy_8_options = st.fixed_dictionaries(
     {
@@ -476,6 +484,7 @@ crazy_8_options = st.fixed_dictionaries(
         "twos_draw_two": st.booleans(),
         "twos_stack": st.booleans(),
         "last_card": st.booleans(),
+        "reverse_skips_at_two": st.booleans(),
     }
 ).map(
     lambda o: {
@@ -483,6 +492,8 @@ crazy_8_options = st.fixed_dictionaries(
         # Only combinations the ruleset accepts: a draw limit needs its rule, stacking its twos.
         "draw_limit": o["draw_limit"] if o["draw_rule"] == "limit" else 3,
         "twos_stack": o["twos_stack"] and o["twos_draw_two"],
+        "reverse_skips_at_two": o["reverse_skips_at_two"]
+        and (o["jacks_reverse"] or o["aces"] == "reverse"),
     }
 )
 
@@ -507,10 +518,10 @@ def play_crazy_8(
             (action,) = state.legal_actions(seat)
         owing = state.to_act
         events = state.apply(seat, action, chance)
-        if action["type"] == "catch":
-            # A catch owes nothing and moves no turn: no deadline changes hands.
+        if action["type"] in ("catch", "last_card"):
+            # A call owes nothing and moves no turn: no deadline changes hands.
             assert state.to_act == owing and state.catchable is None
-            assert [event.public["type"] for event in events][:1] == ["catch"]
+            assert [event.public["type"] for event in events][:1] == [action["type"]]
         match.moves.append((seat, action))
         match.events.extend(record(events))
         if check:
@@ -525,17 +536,20 @@ def check_crazy_8_state(state: EightsState) -> None:
     assert everywhere == Counter(CRAZY_8.pack(state.seats, state.options))
     for seat in range(state.seats):
         legal = state.legal_actions(seat)
-        owed = [action for action in legal if action["type"] != "catch"]
-        # Seats outside to_act may have only calls out of turn: last_card's catch.
+        owed = [action for action in legal if action["type"] not in ("catch", "last_card")]
+        # Seats outside to_act may have only calls out of turn: last_card's catch, or
+        # the late announcement of the seat that may be caught.
         assert bool(owed) == (seat in state.to_act)
         assert len({json.dumps(action, sort_keys=True) for action in legal}) == len(legal)
         catches = [action for action in legal if action["type"] == "catch"]
         if state.catchable is None:
             assert not catches
         else:
-            assert state.options["last_card"] and len(state.hands[state.catchable]) == 1
+            # The window lasts to the next play, whatever the caught hand holds meanwhile.
+            assert state.options["last_card"]
             expected = {"type": "catch", "seat": state.catchable}
             assert catches == ([] if seat == state.catchable else [expected])
+            assert ({"type": "last_card"} in legal) == (seat == state.catchable)
         if not state.options.get("last_card"):
             assert all("announce" not in action for action in legal)
     assert state.is_over == (state.to_act == ())
@@ -557,24 +571,17 @@ def test_crazy_8_with_any_house_rules_keeps_the_contract_ends_and_replays_the_sa
 ) -> None:
     match = play_crazy_8(options, seed, choice_seed)
     assert match.state.result is not None and max(match.state.totals) >= 100
-    chance = SeededChance(seed)
-    replay, events = CRAZY_8.new_game(2, options, chance)
-    replayed = record(events)
-    for seat, action in match.moves:
-        replayed.extend(record(replay.apply(seat, action, chance)))
-    assert replay.to_json() == match.state.to_json()
-    assert replayed == match.events
+    state, events = replayed(CRAZY_8, 2, options, seed, match.moves)
+    assert state.to_json() == match.state.to_json()
+    assert events == match.events
 
 
 def test_many_seeded_crazy_8_matches_of_the_preset_end_and_replay_the_same() -> None:
     for n in range(20):
         seed = bytes([8, n]) * (SEED_BYTES // 2)
         match = play_crazy_8({}, seed, n, check=n < 5)
-        chance = SeededChance(seed)
-        replay, _ = CRAZY_8.new_game(2, {}, chance)
-        for seat, action in match.moves:
-            replay.apply(seat, action, chance)
-        assert replay.to_json() == match.state.to_json()
+        state = replay_state(CRAZY_8, 2, {}, seed, [Act(s, a) for s, a in match.moves])
+        assert state.to_json() == match.state.to_json()
         assert match.state.result is not None
         assert sorted(match.state.result["places"]) == [1, 2]
 
@@ -602,10 +609,6 @@ def test_crazy_8_with_more_players_and_any_house_rules_keeps_the_contract_and_re
         if event["public"]["type"] == "hand_over":
             scores = event["public"]["scores"]
             assert sum(1 for score in scores if score) <= 1  # one seat scores, at most
-    chance = SeededChance(seed)
-    replay, events = CRAZY_8.new_game(seats, options, chance)
-    replayed = record(events)
-    for seat, action in match.moves:
-        replayed.extend(record(replay.apply(seat, action, chance)))
-    assert replay.to_json() == state.to_json()
-    assert replayed == match.events
+    replay_end, events = replayed(CRAZY_8, seats, options, seed, match.moves)
+    assert replay_end.to_json() == state.to_json()
+    assert events == match.events

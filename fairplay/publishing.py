@@ -1,4 +1,4 @@
-"""A table's record: public parts while it runs, the signed whole once it has ended.
+"""Publishing a table's record, the Django side: its public parts while it runs, signed once it ends.
 
 A table cancelled before its game started (by its host, or expired) never has a
 signed record: nothing was dealt, so there is nothing to check, and its server
