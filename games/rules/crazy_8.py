@@ -317,7 +317,8 @@ class Crazy8(CrazyEights):
     id = "crazy-8"
     name = "Crazy 8"
     # /2: a deal going round in circles is blocked. /3: a reverse at two does nothing
-    # (a skip only with reverse_skips_at_two); the last-card window lasts to the next play.
+    # (a skip only with reverse_skips_at_two); the last-card window lasts to the next play;
+    # only a circle of forced actions blocks.
     version = "crazy-8/3"
     rulebook = "crazy-8-two-player.txt"
     min_seats = 2
@@ -447,6 +448,7 @@ class Crazy8v2State(Crazy8State):
 
     reverse_is_skip_at_two = True
     catch_until_next_play = False
+    forced_repeats_only = False  # any position held twice with the stock empty blocks
 
 
 class Crazy8v2(Crazy8):
@@ -454,7 +456,8 @@ class Crazy8v2(Crazy8):
 
     What ``crazy-8/3`` changed, restored: a reverse card at two seats was a skip;
     with ``last_card`` the window closed at the next action of any kind, and an
-    announcement could only come with the play.
+    announcement could only come with the play; a hand was blocked at any
+    position held twice with the stock empty, free choices in between or not.
     """
 
     version = "crazy-8/2"

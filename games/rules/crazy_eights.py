@@ -130,6 +130,10 @@ class EightsState(GameState):
         False  # whether cards may be owed to a chain (Crazy 8's twos, Dodo's twos and fours)
     )
     last_card = False  # whether a seat that goes down to one card silently may be caught
+    # Since crazy-8/3 and dodo/2 a position counts as repeated only when every action since
+    # it was held was forced (``apply``); ``Crazy8v2State`` and ``Dodo1State`` block at any
+    # repeat, as those versions did.
+    forced_repeats_only: ClassVar[bool] = True
 
     dealer = Saved(0)
     turn = Saved(0)
@@ -141,7 +145,8 @@ class EightsState(GameState):
     passes = Saved(0, per_deal=True)  # passes in a row
     history: Saved[list[dict[str, Any]]] = Saved([])  # each finished hand's summary
     # Games that block (``ruleset.blocks``): the positions held this deal with the
-    # stock empty, as short digests, to find a deal going round in circles.
+    # stock empty, as short digests, to find a deal going round in circles (since crazy-8/3
+    # and dodo/2, only those held since the last free choice: see ``apply``).
     seen: Saved[list[str]] = Saved([], when=lambda state: state.ruleset.blocks, per_deal=True)
     # The chain: cards the seat to act must answer or draw. Saved as "penalty", its old name.
     chain = Saved(0, key="penalty", when=lambda state: state.has_chain, per_deal=True)
@@ -282,21 +287,43 @@ class EightsState(GameState):
         return super().explain_illegal(seat, action)
 
     def apply(self, seat: int, action: Any, chance: Chance) -> list[Event]:
+        # Only positions noted since the last free choice count (``forced_repeats_only``):
+        # whether this action is one depends on the choices before it is applied.
+        choices = self.turn_choices(seat) if self.forced_repeats_only and self.seen else 1
         events = super().apply(seat, action, chance)
+        if choices != 1 or (self.forced_repeats_only and self.is_call(action)):
+            self.seen.clear()
         if self.ruleset.blocks and not self.stock and self.result is None:
             events.extend(self._round_in_circles(chance))
         return events
+
+    def turn_choices(self, seat: int) -> int:
+        """How many legal actions ``seat`` has, calls out of turn left out: 1 is a forced action.
+
+        A call is never owed, so one that could be made does not make the
+        action owed a free choice.
+        """
+        return sum(not self.is_call(action) for action in self.legal_actions(seat))
 
     def _round_in_circles(self, chance: Chance) -> list[Event]:
         """Block the deal if, with the stock empty, it is back at a position it held before.
 
         With the stock empty the next draw shuffles the pile below its top, so
         the order of those cards is no part of the position. A deal that comes
-        back to the same position can go round the same way for ever (a skip
-        card drawn back from a one-card pile, laid, drawn back...); it is scored
-        as a blocked hand. Every deal without end passes through such a
-        position twice: it keeps drawing, so it keeps emptying the stock, and
-        there are only so many positions.
+        back to the same position through forced actions alone goes round the
+        same way for ever (a skip card drawn back from a one-card pile, laid,
+        drawn back...); it is scored as a blocked hand. Every such deal passes
+        through a position twice: it keeps drawing, so it keeps emptying the
+        stock, and there are only so many positions.
+
+        Since crazy-8/3 and dodo/2 (``forced_repeats_only``) only that repeat
+        counts: ``apply`` forgets the positions noted so far after every free
+        choice (the seat to act had more than one legal action, calls aside)
+        and after every call out of turn (never owed, and it always changes
+        the position: it closes the last-card window), so a position found in
+        ``seen`` came back through forced actions alone. A deal that comes back
+        because somebody chose so goes on. The versions before blocked at any
+        repeat.
         """
         position = self.position()
         if position in self.seen:

@@ -41,7 +41,8 @@ fits and lay it; with nothing left to draw and nothing that fits you pass.
 * All seats passing in a row (nothing fits and there is nothing to draw)
   blocks the deal: everybody's hand is scored as if somebody else had gone
   out; with ``crazy_eights_scoring``, the lowest count scores its differences
-  to the others, as in Crazy 8.
+  to the others, as in Crazy 8. So does a deal going round in circles: back,
+  with the stock empty, at a position it held, every action since forced.
 
 Actions (one per request, each a JSON object):
 
@@ -522,9 +523,9 @@ class Dodo(CrazyEights):
 
     id = "dodo"
     name = "Dodo"
-    version = (
-        "dodo/2"  # /2: each ace costs a turn, a jack at two reverses, the catch outlives a swap
-    )
+    # /2: each ace costs a turn, a jack at two reverses, the catch outlives a swap, and
+    # only a circle of forced actions blocks a deal.
+    version = "dodo/2"
     rulebook = "dodo.txt"
     higher_wins = False  # fewest points win, unless crazy_eights_scoring
     min_seats = 2
@@ -607,6 +608,7 @@ class Dodo1State(DodoState):
     aces_cost_turns = False  # several aces pass over that many players at once
     jacks_reverse_at_two = False  # a jack at two is a skip
     catch_until_next_play = False  # the catch ends once the seat no longer holds one card
+    forced_repeats_only = False  # any position held twice with the stock empty blocks
 
 
 class Dodo1(Dodo):
@@ -615,7 +617,9 @@ class Dodo1(Dodo):
     What ``dodo/2`` changed, restored: aces laid together passed over that many
     players at once, never their layer (so at two seats one ace or several gave
     one more turn); a jack at two seats was a skip; a silent last card could no
-    longer be caught once its seat held another number of cards (a swap, a draw).
+    longer be caught once its seat held another number of cards (a swap, a draw);
+    a deal was blocked at any position held twice with the stock empty, free
+    choices in between or not.
     """
 
     version = "dodo/1"

@@ -209,3 +209,12 @@ def arrange(
     if totals is not None:
         state.totals = list(totals)
     return state, chance
+
+
+def play_through(state: Any, chance: Any, moves: Sequence[tuple[int, dict[str, Any]]]) -> list[Any]:
+    """Apply ``moves`` (seat, action) in turn, each checked legal first; all their events."""
+    events: list[Any] = []
+    for seat, action in moves:
+        assert action in state.legal_actions(seat), (seat, action, state.legal_actions(seat))
+        events.extend(state.apply(seat, action, chance))
+    return events

@@ -1033,15 +1033,19 @@ def test_last_card_the_window_survives_json_and_is_saved_only_with_the_option() 
     assert "catchable" not in RULESETS["crazy-eights"].new_game(2, {}, StackedChance())[0].to_json()
 
 
-def test_a_hand_going_round_in_circles_is_blocked_the_first_time_a_position_comes_back() -> None:
+@pytest.mark.parametrize("rules", [RULES, CRAZY_8_2], ids=lambda rules: rules.version)
+def test_a_hand_going_round_in_circles_is_blocked_the_first_time_a_position_comes_back(
+    rules: Crazy8,
+) -> None:
     # queens_skip at two seats: seat 0 holds nothing that follows a queen or a heart or a
     # diamond, the stock is empty and the pile is two queens. It draws the queen under the
     # top (a one-card reshuffle), must play it, skips seat 1, and draws the other back...
+    # Every action is forced, so every version blocks.
     pile = ["QD", "QH"]
     rest = [card for card in STANDARD_PACK if card not in pile]
     stuck = [c for c in rest if c[1] in "CS" and c[0] not in "8Q"]
     hands = [stuck, [c for c in rest if c not in stuck]]
-    state, _ = arrange(hands, pile=pile, options={"queens_skip": True})
+    state, _ = stacked.arrange(rules, hands, pile=pile, options={"queens_skip": True})
     chance = SeededChance(bytes(32))
     moves = []
     while state.hand_no == 1 and not state.is_over:
@@ -1061,3 +1065,47 @@ def test_a_hand_going_round_in_circles_is_blocked_the_first_time_a_position_come
     low = counts.index(min(counts))
     assert over["winner"] == low
     assert over["scores"][low] == max(counts) - min(counts)
+
+
+# Two seats, queens_skip, the stock empty: each seat holds two cards that never follow
+# hearts or a queen, the pile is 8D under QH. Seat 0 draws the eight back and must play it,
+# but calls the suit it likes: hearts. Seat 1 draws the queen, plays it (a skip), draws the
+# eight, calls hearts; seat 0 draws the queen, plays it, and the table is as it started.
+FREE_CIRCLE = [
+    (0, DRAW),
+    (0, play("8D", "H")),
+    (1, DRAW),
+    (1, play("QH")),
+    (1, DRAW),
+    (1, play("8D", "H")),
+    (0, DRAW),
+    (0, play("QH")),
+]
+
+
+def free_circle(rules: Crazy8) -> tuple[Any, StackedChance]:
+    return stacked.arrange(
+        rules, [["2C", "3C"], ["2S", "3S"]], ["8D", "QH"], options={"queens_skip": True}
+    )
+
+
+def test_a_hand_coming_back_to_a_position_through_a_free_choice_goes_on() -> None:
+    state, chance = free_circle(RULES)
+    choices = []
+    for _ in range(3):
+        for seat, action in FREE_CIRCLE:
+            choices.append(len(state.legal_actions(seat)))
+            events = stacked.play_through(state, chance, [(seat, action)])
+            assert "hand_over" not in kinds(events) and state.hand_no == 1
+        assert (state.turn, state.pile) == (0, ["8D", "QH"])
+        assert state.hands == [["2C", "3C"], ["2S", "3S"]]
+    # The eight's suit is the only choice on the way round; every other action is forced.
+    assert choices == [1, 4, 1, 1, 1, 4, 1, 1] * 3
+
+
+def test_crazy_8_2_blocked_a_hand_at_any_position_that_came_back_choices_or_not() -> None:
+    state, chance = free_circle(CRAZY_8_2)
+    assert "hand_over" not in kinds(stacked.play_through(state, chance, FREE_CIRCLE))
+    # The position after the first draw comes back with the ninth action.
+    (over,) = public(state.apply(0, DRAW, chance), "hand_over")
+    assert over["blocked"] and over["repeated"] and state.hand_no == 2

@@ -1203,6 +1203,87 @@ def test_a_play_between_the_passes_does_not_block_the_deal() -> None:
     assert state.passes == 0 and state.hand_no == 1 and state.to_act == (0,)
 
 
+# -- A deal going round in circles (interpretation 9) ------------------------------------------
+
+# Two seats, the stock empty, two cards each that never fit a heart, a diamond or an ace.
+STUCK = [["5C", "6C"], ["5S", "6S"]]
+
+
+@pytest.mark.parametrize("rules", [RULES, Dodo1()], ids=lambda rules: rules.version)
+def test_a_deal_going_round_by_forced_actions_alone_is_blocked_the_first_time_round(
+    rules: Dodo,
+) -> None:
+    # Seat 0 draws the ace under the top (a one-card reshuffle), must lay it, plays again
+    # (the ace costs seat 1 its turn), draws the other ace back, and so on.
+    state, chance = stacked.arrange(rules, STUCK, ["AD", "AH"])
+    moves = [(0, DRAW), (0, lay("AD")), (0, DRAW), (0, lay("AH")), (0, DRAW)]
+    for seat, _ in moves[:-1]:
+        assert len(state.legal_actions(seat)) == 1
+    events = stacked.play_through(state, chance, moves)
+    # The arranged start was never noted: the position after the first draw comes back.
+    (over,) = public(events, "hand_over")
+    assert (over["blocked"], over["repeated"], over["winner"]) == (True, True, None)
+    assert over["scores"] == [12, 11] and state.hand_no == 2
+
+
+# The pile is 8D under AH instead: seat 0 draws the eight back and must lay it, but names
+# the suit it likes, hearts. Seat 1 draws the ace, lays it (seat 0 loses a turn), draws the
+# eight, names hearts; seat 0 draws the ace, lays it, and the table is as it started.
+FREE_CIRCLE = [
+    (0, DRAW),
+    (0, lay("8D", suit="H")),
+    (1, DRAW),
+    (1, lay("AH")),
+    (1, DRAW),
+    (1, lay("8D", suit="H")),
+    (0, DRAW),
+    (0, lay("AH")),
+]
+
+
+def test_a_deal_coming_back_to_a_position_through_a_free_choice_goes_on() -> None:
+    state, chance = arrange(STUCK, ["8D", "AH"])
+    choices = []
+    for _ in range(3):
+        for seat, action in FREE_CIRCLE:
+            choices.append(len(state.legal_actions(seat)))
+            events = stacked.play_through(state, chance, [(seat, action)])
+            assert "hand_over" not in kinds(events) and state.hand_no == 1
+        assert (state.turn, state.pile, state.hands) == (0, ["8D", "AH"], STUCK)
+    # The eight's suit is the only choice on the way round; every other action is forced.
+    assert choices == [1, 4, 1, 1, 1, 4, 1, 1] * 3
+
+
+def test_dodo_1_blocked_a_deal_at_any_position_that_came_back_choices_or_not() -> None:
+    state, chance = stacked.arrange(Dodo1(), STUCK, ["8D", "AH"])
+    assert "hand_over" not in kinds(stacked.play_through(state, chance, FREE_CIRCLE))
+    # The position after the first draw comes back with the ninth action.
+    (over,) = public(state.apply(0, DRAW, chance), "hand_over")
+    assert over["blocked"] and over["repeated"] and state.hand_no == 2
+
+
+def test_a_call_out_of_turn_frees_no_action_but_a_call_made_forgets_the_positions_held() -> None:
+    # As in the forced circle above, seat 1 holding one card it did not announce.
+    state, chance = arrange([STUCK[0], ["5S"]], ["AD", "AH"])
+    state.catchable = 1
+    state.apply(0, DRAW, chance)
+    assert len(state.seen) == 1
+    # Seat 0 may also catch, out of turn: laying the ace it drew is still its only choice.
+    assert state.legal_actions(0) == [lay("AD"), {"type": "catch", "seat": 1}]
+    state.apply(0, lay("AD"), chance)
+    assert len(state.seen) == 2
+
+    state, chance = arrange([STUCK[0], ["5S"]], ["AD", "AH"])
+    state.catchable = 1
+    state.apply(0, DRAW, chance)
+    # A call is never owed, so making one is a free choice: only the position after it is kept.
+    state.apply(1, LAST_CARD, chance)
+    assert state.seen == [state.position()]
+    moves = [(0, lay("AD")), (0, DRAW), (0, lay("AH")), (0, DRAW)]
+    (over,) = public(stacked.play_through(state, chance, moves), "hand_over")
+    assert over["repeated"]  # back, by forced actions, at the position after the call
+
+
 # -- The end of the match (interpretation 15) ------------------------------------------------
 
 
