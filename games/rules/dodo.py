@@ -513,6 +513,10 @@ class DodoState(EightsState):
                 "skipped": list(self.skipped),
                 "announced": [s for s in self.announced if len(self.hands[s]) == 1],
                 "catchable": self.catchable,
+                # The turns other players still lose to the aces one seat laid (dodo/2).
+                "turns_lost": {"count": self.turns_lost, "layer": self.ace_layer}
+                if self.aces_cost_turns and self.turns_lost and self.result is None
+                else None,
             }
         )
         return view

@@ -700,6 +700,17 @@ def test_each_ace_laid_costs_the_others_one_turn_as_the_turn_comes_round_to_them
             events = state.apply(seat, lay(card), chance)
 
 
+def test_the_table_shows_the_turns_still_lost_to_aces_until_they_are_all_taken() -> None:
+    state, chance = arrange([["AC", "AH", "AD", "5H", "6H", "7H"], ["3D"]], pile=["KC"])
+    state.apply(0, lay("AC", "AD", "AH"), chance)
+    # One turn of seat 1's is lost already, as the turn came round to it: two are left.
+    assert state.view(None)["turns_lost"] == {"count": 2, "layer": 0}
+    state.apply(0, lay("5H"), chance)
+    assert state.view(1)["turns_lost"] == {"count": 1, "layer": 0}
+    state.apply(0, lay("6H"), chance)
+    assert state.view(None)["turns_lost"] is None and state.to_act == (0,)
+
+
 def test_each_ace_laid_costs_a_turn_under_dodo_1_they_passed_over_players_at_once() -> None:
     # dodo/1, kept for its tables: at two seats two aces were one more turn, no more.
     state, chance = stacked.arrange(Dodo1(), [["AC", "AH", "5H", "6H"], ["3D"]], ["KC"], [])
@@ -1401,6 +1412,7 @@ def test_the_public_view_holds_the_fields_of_the_family_and_of_dodo() -> None:
             "last_swap",
             "announced",
             "catchable",
+            "turns_lost",
         )
     } == {
         "direction": 1,
@@ -1410,6 +1422,7 @@ def test_the_public_view_holds_the_fields_of_the_family_and_of_dodo() -> None:
         "last_swap": None,
         "announced": [],
         "catchable": None,
+        "turns_lost": None,
     }
     assert view["pile_top"] == "9H" and view["suit_to_follow"] == "H"
     assert view["card_counts"] == [5, 5, 5] and view["totals"] == [0, 0, 0]
