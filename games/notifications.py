@@ -148,27 +148,16 @@ def _notify(table_id: int, *, now: datetime | None = None) -> Counter[str]:
                 lambda seat=seat: your_turn_mail(table, seat, now),
             )
             outcomes[outcome] += 1
-    elif table.status == Table.Status.FINISHED:
-        for seat in seats:
-            outcome = _deliver(
-                seat.user,
-                table,
-                Notice.Kind.GAME_OVER,
-                None,
-                lambda seat=seat: game_over_mail(table, seat),
-            )
-            outcomes[outcome] += 1
-    elif table.status == Table.Status.CANCELLED:
+    elif table.status in (Table.Status.FINISHED, Table.Status.CANCELLED):
+        # The table has ended: once, to each player at it (a host who called it off knows).
+        if table.status == Table.Status.FINISHED:
+            kind, mail = Notice.Kind.GAME_OVER, game_over_mail
+        else:
+            kind, mail = Notice.Kind.CANCELLED, cancelled_mail
         for seat in seats:
             if table.end_reason == CANCELLED and seat.user_id == table.created_by_id:
-                continue  # the host called it off, and knows
-            outcome = _deliver(
-                seat.user,
-                table,
-                Notice.Kind.CANCELLED,
-                None,
-                lambda seat=seat: cancelled_mail(table, seat),
-            )
+                continue
+            outcome = _deliver(seat.user, table, kind, None, lambda seat=seat: mail(table, seat))
             outcomes[outcome] += 1
     return outcomes
 

@@ -93,6 +93,18 @@ def _worker(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]
                 worker.wait(timeout=10)
 
 
+def _wait_until_finished(table: Table, worker: subprocess.Popen[bytes]) -> None:
+    """Poll the table until it has ended, failing if the worker dies or time runs out."""
+    give_up = time.monotonic() + FINISH_TIMEOUT
+    while time.monotonic() < give_up:
+        table.refresh_from_db()
+        if table.status == Table.Status.FINISHED:
+            return
+        assert worker.poll() is None, f"the worker exited with {worker.returncode}"
+        time.sleep(0.1)
+    pytest.fail(f"table {table.pk} still {table.status} {FINISH_TIMEOUT:.0f} s after it started")
+
+
 def _mails(folder: Path) -> list[str]:
     return [path.read_text(errors="replace") for path in sorted(folder.glob("*")) if path.is_file()]
 
@@ -132,16 +144,7 @@ def test_beat_sweep_on_a_real_worker_times_out_the_late_seat(
             assert due - table.started_at == timedelta(seconds=DEADLINE)
 
             # Nobody moves: beat's sweep must end the table by timeout.
-            give_up = time.monotonic() + FINISH_TIMEOUT
-            while time.monotonic() < give_up:
-                table.refresh_from_db()
-                if table.status == Table.Status.FINISHED:
-                    break
-                assert worker.poll() is None, f"the worker exited with {worker.returncode}"
-                time.sleep(0.2)
-            assert table.status == Table.Status.FINISHED, (
-                f"table {table.pk} still {table.status} {FINISH_TIMEOUT:.0f} s after it started"
-            )
+            _wait_until_finished(table, worker)
             assert table.end_reason == "timeout"
             assert table.result["reason"] == "timeout"
             assert table.result["seat"] == owing
@@ -220,14 +223,7 @@ def test_on_the_embedded_broker_a_backlog_does_not_hold_back_a_one_second_sweep(
         table = started_table(alice, bob, deadline=DEADLINE)
         due = table.deadline_at
 
-        give_up = time.monotonic() + FINISH_TIMEOUT
-        while time.monotonic() < give_up:
-            table.refresh_from_db()
-            if table.status == Table.Status.FINISHED:
-                break
-            assert worker.poll() is None, f"the worker exited with {worker.returncode}"
-            time.sleep(0.1)
-        assert table.status == Table.Status.FINISHED, "the deadline was never enforced"
+        _wait_until_finished(table, worker)
         assert table.end_reason == "timeout"
         # A sweep a second, plus slack for a busy machine: not twenty seconds.
         assert table.finished_at - due <= MAX_LATENESS, table.finished_at - due
