@@ -13,7 +13,8 @@ Each match is seeded (its seed is sha256 of its number) and the seat to act
 (``state.to_act[0]``) picks uniformly among its legal actions with a seeded
 generator, so every run plays the same matches. The figures include dealing,
 legality checks and applying actions: all the engine's work, none of
-Django's.
+Django's. The plays the engine makes once a process and shares (``plays_on``,
+Dodo's ``rank_plays``) are made during the first matches, as in a server.
 
 Beside OpenSpiel. Whenever crazy-eights is benched at four seats, OpenSpiel's
 ``crazy_eights`` (its C++ engine, driven through ``pyspiel`` as its users drive
@@ -30,7 +31,10 @@ open-spiel``) in place of the table. Like for like:
   distribution (``pyspiel.sample_action``) with a generator seeded from the
   match's seed;
 * player actions applied with OpenSpiel's legality check
-  (``apply_action_with_legality_check``), since our ``apply`` checks too;
+  (``apply_action_with_legality_check``), since our ``apply`` checks too
+  (against the legal actions our state kept from the ``legal_actions`` call
+  of the same position, as it does for every caller; OpenSpiel's check works
+  them out again);
 * only the play loop is timed (new state, chance, legal actions, applying),
   not importing pyspiel or loading the game; actions are player actions,
   OpenSpiel's chance nodes are not counted.

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from config.parsers import WORDED
-from games.rules import RulesError
+from games.rules import IllegalAction, RulesError
 
 logger = logging.getLogger(__name__)
 
@@ -105,6 +105,12 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         request.accepted_media_type = JSONRenderer.media_type
     if isinstance(exc, ServiceError):
         return Response(error_body(exc.code, _bounded(exc.message)), status=exc.status)
+    if isinstance(exc, IllegalAction):
+        # The reason as data too, for a client that words it in its own language.
+        return Response(
+            error_body(exc.code, _bounded(exc.message), reason=exc.refusal.to_json()),
+            status=status.HTTP_400_BAD_REQUEST,
+        )
     if isinstance(exc, RulesError):
         return Response(
             error_body(exc.code, _bounded(exc.message)), status=status.HTTP_400_BAD_REQUEST

@@ -69,16 +69,16 @@ from games.rules import RULESETS, VERSIONS
 from games.rules.base import (
     FORFEIT_REASONS,
     RESIGNED,
-    GameOver,
     GameState,
     IllegalAction,
     InvalidOptions,
-    NotYourTurn,
     Ruleset,
+    forfeit_text,
     same_json,
 )
 from games.rules.chance import DERIVATION_VERSION, SEED_BYTES, game_seed
 from games.rules.replay import Act, Entry, Forfeit, replay
+from games.rules.words import quote
 
 KNOWN_FORMATS = (RECORD_FORMAT,)
 KNOWN_DERIVATIONS = (DERIVATION_VERSION,)
@@ -360,12 +360,12 @@ def _replay(record: dict[str, Any], ruleset: Ruleset, seed: bytes) -> tuple[Game
         except VerificationError:
             raise
         except Exception as exc:
-            _refused(where, log[index], exc)
+            _refused(where, log[index], exc, ruleset)
         state = step.state
         actions += isinstance(step.entry, Act)
         replayed = [_plain(event.to_json()) for event in step.events]
         chance_events += sum(1 for event in replayed if "chance" in event)
-        _compare_events(index, where, log[index]["events"], replayed)
+        _compare_events(ruleset, index, where, log[index]["events"], replayed)
     assert state is not None
     if not state.is_over:
         owing = " and ".join(f"seat {s}" for s in state.to_act) or "nobody"
@@ -432,110 +432,29 @@ def _forfeit_reason(where: str, action: Any) -> str:
     return str(reason)
 
 
-def _refused(where: str, entry: dict[str, Any], exc: Exception) -> NoReturn:
-    """The engine refused a step of the log (or failed on it): say so in words."""
+def _refused(where: str, entry: dict[str, Any], exc: Exception, ruleset: Ruleset) -> NoReturn:
+    """The engine refused a step of the log (or failed on it): say so in the engine's words."""
     if entry["kind"] == START:  # the engine refusing what validate() accepted
         raise CannotJudge(f"the replay could not start the game: {exc}") from None
-    seat, action = entry["seat"], entry["action"]
-    if entry["kind"] == FORFEIT and isinstance(exc, IllegalAction):
-        verb = "resigned" if action["reason"] == RESIGNED else "timed out"
-        if isinstance(exc, GameOver):
-            raise VerificationError(f"{where}: seat {seat} {verb}, but the game was already over")
-        if isinstance(exc, NotYourTurn):  # the engine's rule: a timeout is of a seat that owed
-            raise VerificationError(f"{where}: seat {seat} timed out, but it owed no action")
-    elif isinstance(exc, IllegalAction):
-        raise VerificationError(f"{where}: {_illegal(seat, action, exc)}") from None
+    if isinstance(exc, IllegalAction):
+        seat, action = entry["seat"], entry["action"]
+        if entry["kind"] == FORFEIT:
+            did = f"seat {seat} {forfeit_text(action['reason'])}"
+        elif isinstance(action, dict):
+            did = f"seat {seat} {ruleset.action_text(action)}"
+        else:
+            did = f"seat {seat} posted {quote(action)}"
+        raise VerificationError(f"{where}: {did}{exc.refusal.record_text()}") from None
     # The engine failing on an input it should have refused.
     raise CannotJudge(f"{where}: the rules engine could not replay it ({exc!r})") from None
-
-
-# How the engine's reasons read in the third person, after "seat 2 played 9C".
-_REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"you do not hold (\S+)"), ", which it did not hold"),
-    (
-        re.compile(r"you drew (\S+), which plays, so you must play it"),
-        r", but it had drawn \1, which plays, and had to play it",
-    ),
-    (
-        re.compile(r"you cannot draw while you hold a card that plays"),
-        " while it held a card that plays",
-    ),
-    (re.compile(r"there is nothing to draw: pass"), ", but there was nothing to draw"),
-    (
-        re.compile(r"you may pass only when nothing plays and there is nothing to draw"),
-        ", but it could play or draw",
-    ),
-    (re.compile(r"(\S+) does not match (.*)"), r", which does not match \2"),
-    (re.compile(r"an eight calls a suit.*"), " without calling a suit (C, D, H or S)"),
-    (re.compile(r"only an eight calls a suit"), ", but only an eight calls a suit"),
-)
-
-
-def _illegal(seat: int, action: Any, exc: IllegalAction) -> str:
-    did = f"seat {seat} {describe_action(action)}"
-    if isinstance(exc, GameOver):
-        return f"{did}, but the game was already over"
-    if isinstance(exc, NotYourTurn):
-        return f"{did}, but it was not its turn"
-    for pattern, replacement in _REASONS:
-        match = pattern.fullmatch(exc.message)
-        if match:
-            return did + match.expand(replacement)
-    return f"{did}, which was illegal: {exc.message}"
-
-
-def describe_action(action: Any) -> str:
-    """An action in words, after "seat 2": ``played 9C``, ``played 8C 8H calling S``, ``drew``.
-
-    Also ``passed``, ``named H``, ``swapped hands with seat 2``, ``caught seat 1``
-    and ``announced the last card``; a play that announces the last card says so.
-    Anything else is quoted as it was posted.
-    """
-    if not isinstance(action, dict):
-        return f"posted {_short(action)}, which is not an action"
-    kind = action.get("type")
-    seat = action.get("seat")
-    if kind == "play":
-        cards = _cards_laid(action)
-        if cards is not None:
-            return f"played {cards}{_play_manner(action)}"
-    elif kind == "draw":
-        return "drew"
-    elif kind == "pass":
-        return "passed"
-    elif kind == "name" and isinstance(action.get("suit"), str):
-        return f"named {_short(action['suit'])}"
-    elif kind == "swap" and _is_int(seat):
-        return f"swapped hands with seat {seat}"
-    elif kind == "catch" and _is_int(seat):
-        return f"caught seat {seat}"
-    elif kind == "last_card":
-        return "announced the last card"
-    return f"posted {_short(action)}"
-
-
-def _cards_laid(play: dict[str, Any]) -> str | None:
-    """The cards of a play, first to last: ``"card": "9C"`` or ``"cards": ["9C", "9H"]``."""
-    card, cards = play.get("card"), play.get("cards")
-    if isinstance(card, str):
-        return _short(card)
-    if isinstance(cards, list) and cards and all(isinstance(c, str) for c in cards):
-        return " ".join(_short(c) for c in cards)
-    return None
-
-
-def _play_manner(play: dict[str, Any]) -> str:
-    """`` calling S``, `` announcing the last card``, or both, as the play says."""
-    calling = f" calling {_short(play['suit'])}" if isinstance(play.get("suit"), str) else ""
-    if play.get("announce") is not True:
-        return calling
-    return f"{calling} and announcing the last card" if calling else " announcing the last card"
 
 
 # -- comparing events ----------------------------------------------------------
 
 
-def _compare_events(index: int, where: str, recorded: list[Any], replayed: list[Any]) -> None:
+def _compare_events(
+    ruleset: Ruleset, index: int, where: str, recorded: list[Any], replayed: list[Any]
+) -> None:
     """Chance events first, named; then every event in order."""
     recorded_chance = [e.get("chance") for e in recorded if isinstance(e, dict) and "chance" in e]
     replayed_chance = [e["chance"] for e in replayed if "chance" in e]
@@ -550,16 +469,16 @@ def _compare_events(index: int, where: str, recorded: list[Any], replayed: list[
         )
     for ours, theirs in zip(recorded, replayed, strict=False):
         if not same_json(ours, theirs):
-            _fail(f"{where}: {_event_difference(ours, theirs)}")
+            _fail(f"{where}: {_event_difference(ruleset, ours, theirs)}")
     if len(recorded) > len(replayed):
         _fail(
             f"{where}: the record has {_count(len(recorded), 'event')}, the replay "
-            f"{len(replayed)}; the record also says {describe_event(recorded[len(replayed)])}"
+            f"{len(replayed)}; the record also says {describe_event(ruleset, recorded[len(replayed)])}"
         )
     if len(recorded) < len(replayed):
         _fail(
             f"{where}: the record has {_count(len(recorded), 'event')}, the replay "
-            f"{len(replayed)}; the replay also gives {describe_event(replayed[len(recorded)])}"
+            f"{len(replayed)}; the replay also gives {describe_event(ruleset, replayed[len(recorded)])}"
         )
 
 
@@ -576,20 +495,20 @@ def _chance_difference(ours: Any, theirs: dict[str, Any]) -> str:
         for position, (a, b) in enumerate(zip(said, gives, strict=False)):
             if not same_json(a, b):
                 return (
-                    f"{name}: the record says element {position} is {_short(a)}; "
-                    f"the seed gives {_short(b)}"
+                    f"{name}: the record says element {position} is {quote(a)}; "
+                    f"the seed gives {quote(b)}"
                 )
         return f"{name}: the record has {len(said)} elements; the seed gives {len(gives)}"
-    return f"{name}: the record says {_short(said)}; the seed gives {_short(gives)}"
+    return f"{name}: the record says {quote(said)}; the seed gives {quote(gives)}"
 
 
 def _chance_name(chance: Any) -> str:
     if isinstance(chance, dict) and {"label", "hand", "seq"} <= set(chance):
         return f"{chance['label']}, hand {chance['hand']}, seq {chance['seq']}"
-    return _short(chance)
+    return quote(chance)
 
 
-def _event_difference(ours: Any, theirs: dict[str, Any]) -> str:
+def _event_difference(ruleset: Ruleset, ours: Any, theirs: dict[str, Any]) -> str:
     if (
         isinstance(ours, dict)
         and isinstance(ours.get("public"), dict)
@@ -602,9 +521,9 @@ def _event_difference(ours: Any, theirs: dict[str, Any]) -> str:
             f"the record says seat {seat} drew {_drawn(ours, seat)}; "
             f"the seed gives {_drawn(theirs, seat)}"
         )
-    said, gives = describe_event(ours), describe_event(theirs)
+    said, gives = describe_event(ruleset, ours), describe_event(ruleset, theirs)
     if said == gives:
-        said, gives = _short(ours), _short(theirs)
+        said, gives = quote(ours), quote(theirs)
     return f"the record says {said}; the replay gives {gives}"
 
 
@@ -614,84 +533,15 @@ def _drawn(event: dict[str, Any], seat: Any) -> str:
     return card if isinstance(card, str) else "no card"
 
 
-# Events that name the seat they concern; without a seat they are quoted, not worded.
-_SEAT_EVENTS = frozenset(
-    (
-        "play",
-        "draw",
-        "pass",
-        "name",
-        "swap",
-        "catch",
-        "last_card",
-        "chain",
-        "turn_passes",
-        "skip",
-        "reverse",
-    )
-)
-
-
-def describe_event(event: Any) -> str:
-    """An event in words, where its type is one we know; else its JSON."""
+def describe_event(ruleset: Ruleset, event: Any) -> str:
+    """An event of the record in the engine's words, as the seat it concerns saw it; else its JSON."""
     public = event.get("public") if isinstance(event, dict) else None
     if not isinstance(public, dict):
-        return _short(event)
-    kind = public.get("type")
-    try:
-        seat = public["seat"] if kind in _SEAT_EVENTS else None
-        if kind == "play":
-            cards = _cards_laid(public)
-            if cards is not None:
-                return f"seat {seat} played {cards}{_play_manner(public)}"
-        if kind == "draw":
-            return f"seat {seat} drew {_drawn(event, seat)}"
-        if kind == "pass":
-            return f"seat {seat} passed"
-        if kind == "name":
-            return f"seat {seat} named {public['suit']}"
-        if kind == "swap":
-            return f"seat {seat} swapped hands with seat {public['with']}"
-        if kind == "catch":
-            return f"seat {seat} caught seat {public['caught']}"
-        if kind == "last_card":
-            return f"seat {seat} announced the last card"
-        if kind == "chain":
-            return f"seat {seat} must answer a chain of {public['total']} or draw it"
-        if kind == "turn_passes":
-            return f"seat {seat}'s turn passed"
-        if kind == "skip":
-            return f"seat {seat} missed a turn"
-        if kind == "reverse":
-            way = {1: "left", -1: "right"}[public["direction"]]
-            return f"seat {seat} reversed the direction of play: now {way}"
-        if kind == "first-dealer":
-            return "the draw for the first dealer"
-        if kind == "deal":
-            return f"the deal of hand {public['hand']}"
-        if kind == "reshuffle":
-            return f"a reshuffle in hand {public['hand']}"
-        if kind == "hand_dealt":
-            return (
-                f"hand {public['hand']} dealt by seat {public['dealer']}, starter "
-                f"{public['starter']}, seat {public['leader']} to lead"
-            )
-        if kind == "hand_over":
-            winner = public["winner"]
-            how = f"won by seat {winner}"
-            if public.get("blocked"):
-                how = "blocked" if winner is None else f"blocked, {how}"
-            caught = public.get("black_queens")
-            queens = f", caught with a black queen: seats {caught}" if caught else ""
-            return (
-                f"hand {public['hand']} {how}, scores {public['scores']}, "
-                f"totals {public['totals']}{queens}"
-            )
-        if kind == "game_over":
-            return f"the game over ({public['reason']}), places {public['places']}, totals {public['totals']}"
-    except (KeyError, TypeError):
-        pass
-    return _short(event)
+        return quote(event)
+    private = event.get("private")
+    seat = public.get("seat")
+    seen = private.get(str(seat)) if isinstance(private, dict) else None
+    return ruleset.event_text({**public, **seen} if isinstance(seen, dict) else public)
 
 
 # -- the result ----------------------------------------------------------------
@@ -704,11 +554,11 @@ def _check_result(record: dict[str, Any], state: GameState) -> None:
             if not same_json(said.get(key), gives.get(key)):
                 raise VerificationError(
                     f"the result does not follow from the play: the record says {key} "
-                    f"{_short(said.get(key))}, the replay gives {_short(gives.get(key))}"
+                    f"{quote(said.get(key))}, the replay gives {quote(gives.get(key))}"
                 )
         raise VerificationError(
-            f"the result does not follow from the play: the record says {_short(said)}, "
-            f"the replay gives {_short(gives)}"
+            f"the result does not follow from the play: the record says {quote(said)}, "
+            f"the replay gives {quote(gives)}"
         )
     if record["status"] != "finished":
         raise VerificationError(
@@ -796,14 +646,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(item) for item in value]
     return value
-
-
-def _short(value: Any, limit: int = 160) -> str:
-    """JSON for a message, cut short; a plain token such as a card stays unquoted."""
-    if isinstance(value, str) and re.fullmatch(r"[\w/-]+", value):
-        return value
-    text = json.dumps(value, separators=(", ", ": "), ensure_ascii=False, default=repr)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # -- the command line ----------------------------------------------------------

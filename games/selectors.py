@@ -7,6 +7,7 @@ which asks the engine for the caller's view. The raw state never leaves here.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,8 @@ from django.urls import reverse
 from config.errors import ServiceError
 from fairplay.services import contributions_of, receipt_view
 from games.models import Seat, Table
-from games.rules import Event, find_ruleset
+from games.rules import Event, Ruleset, find_ruleset
+from games.rules.words import seat_name
 
 RECENT_MOVES = 12
 OPEN_PAGE_SIZE = 100  # the lobby's page, unless the caller asks for fewer
@@ -55,18 +57,35 @@ def _seats(table: Table, counts: list[int] | None, totals: list[int] | None) -> 
     ]
 
 
-def recent_events(table: Table, seat: int | None, limit: int = RECENT_MOVES) -> list[dict]:
+def seat_names(table: Table) -> Callable[[int], str]:
+    """How the text forms call each seat: its player's name, "a bot", or "seat 2" while empty."""
+    names = {
+        seat.number: seat.user.username if seat.user_id else "a bot" if seat.is_bot else None
+        for seat in table.seats.all()
+    }
+    return lambda number: names.get(number) or seat_name(number)
+
+
+def recent_events(
+    table: Table, seat: int | None, ruleset: Ruleset, limit: int = RECENT_MOVES
+) -> list[dict]:
+    """The last moves as ``seat`` may see them, each event also in the game's own words."""
     moves = list(table.moves.order_by("-seq")[:limit])
-    return [
-        {
-            "seq": move.seq,
-            "seat": move.seat,
-            "at": iso(move.created_at),
-            # As ``seat`` may see each: public, plus its own private part; never a chance outcome.
-            "events": [Event.from_json(event).for_seat(seat) for event in move.events],
-        }
-        for move in reversed(moves)
-    ]
+    names = seat_names(table)
+    recent = []
+    for move in reversed(moves):
+        # As ``seat`` may see each: public, plus its own private part; never a chance outcome.
+        events = [Event.from_json(event).for_seat(seat) for event in move.events]
+        recent.append(
+            {
+                "seq": move.seq,
+                "seat": move.seat,
+                "at": iso(move.created_at),
+                "events": events,
+                "text": [ruleset.event_text(event, names) for event in events],
+            }
+        )
+    return recent
 
 
 def cancelled_view(table: Table) -> dict[str, Any] | None:
@@ -111,14 +130,15 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         if seat is not None:
             data["you"] = {"seat": seat, "hand": []}
         return data
-    state = find_ruleset(table.game, table.ruleset_version).load(table.state)
+    ruleset = find_ruleset(table.game, table.ruleset_version)
+    state = ruleset.load(table.state)
     view = state.view(seat)
     data["seats"] = _seats(table, view.pop("card_counts"), view.pop("totals"))
     data["you"] = view.pop("you", None)
     data["board"] = view
     if seat is not None:
         data["legal_actions"] = state.legal_actions(seat)
-    data["recent"] = recent_events(table, seat)
+    data["recent"] = recent_events(table, seat, ruleset)
     return data
 
 

@@ -81,6 +81,11 @@ class RecentMoveSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True)
     at = serializers.DateTimeField()
     events = serializers.ListField(child=serializers.DictField())
+    text = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="each event in the game's own words, as you may see it "
+        '("ann played 8S and called hearts")',
+    )
 
 
 class CancelledSerializer(serializers.Serializer):

@@ -45,11 +45,12 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, overload
 
 from games.rules.chance import Chance
+from games.rules.words import Names, Refusal, quote, seat_name
 
 Action = dict[str, Any]
 T = TypeVar("T")
@@ -78,9 +79,27 @@ class RulesError(ValueError):
 
 
 class IllegalAction(RulesError):
-    """The action is not one of the seat's legal actions now."""
+    """The action is not one of the seat's legal actions now.
+
+    The reason is data: a code and the facts it names, worded where codes are
+    (``games/rules/words.py``): ``IllegalAction("not_held", card="9C")``.
+    """
 
     code = "illegal_action"
+
+    def __init__(self, reason: str = "not_legal", /, **params: Any) -> None:
+        self.refusal = Refusal(reason, params)
+        super().__init__(self.refusal.text())
+
+    @classmethod
+    def of(cls, refusal: Refusal) -> IllegalAction:
+        return cls(refusal.code, **refusal.params)
+
+
+class MalformedAction(IllegalAction):
+    """What was posted is not an action at all (not a JSON object)."""
+
+    code = "malformed_action"
 
 
 class NotYourTurn(IllegalAction):
@@ -101,7 +120,10 @@ class GameOver(IllegalAction):
     code = "game_over"
 
 
-@dataclass(frozen=True)
+_NOTHING_PRIVATE: Any = object()  # Event's default: a new empty ``private`` each time
+
+
+@dataclass(frozen=True, init=False)
 class Event:
     """Something that happened, as the players see it.
 
@@ -113,6 +135,19 @@ class Event:
     public: dict[str, Any]
     private: dict[int, dict[str, Any]] = field(default_factory=dict)
     chance: dict[str, Any] | None = None
+
+    def __init__(
+        self,
+        public: dict[str, Any],
+        private: dict[int, dict[str, Any]] = _NOTHING_PRIVATE,
+        chance: dict[str, Any] | None = None,
+    ) -> None:
+        # The generated __init__ of a frozen dataclass, without its object.__setattr__
+        # for each field: every action makes events.
+        fields = self.__dict__
+        fields["public"] = public
+        fields["private"] = {} if private is _NOTHING_PRIVATE else private
+        fields["chance"] = chance
 
     def for_seat(self, seat: int | None) -> dict[str, Any]:
         if seat is not None and seat in self.private:
@@ -190,19 +225,19 @@ class ActionForm:
     required: Mapping[str, Field] = field(default_factory=dict)
     optional: Mapping[str, Field] = field(default_factory=dict)
 
-    def refusal(self, action: Mapping[str, Any], seats: int) -> str | None:
+    def refusal(self, action: Mapping[str, Any], seats: int) -> Refusal | None:
         """Why ``action`` (of this type) is not written this way, or None when it is."""
         for name, spec in self.required.items():
             if name not in action or not spec.holds(action[name], seats):
-                return spec.refusal
+                return Refusal("malformed", {"how": spec.refusal})
         for name, value in action.items():
             if name == "type" or name in self.required:
                 continue
             extra = self.optional.get(name)
             if extra is None:
-                return self.usage
+                return Refusal("malformed", {"how": self.usage})
             if not extra.holds(value, seats):
-                return extra.refusal
+                return Refusal("malformed", {"how": extra.refusal})
         return None
 
 
@@ -328,6 +363,41 @@ class Ruleset(ABC):
             "preset": {option.name: option.default for option in self.options},
             "options": [option.schema() for option in self.options],
         }
+
+    # -- the text forms: each game words its own actions and events -----------
+
+    def action_text(self, action: Any, names: Names = seat_name) -> str:
+        """What ``action`` did, after the seat that took it: ``played 8S and called hearts``.
+
+        Each game words its own actions; what it cannot word (a record may hold
+        anything) is quoted as it was posted.
+        """
+        return f"posted {quote(action)}"
+
+    def event_text(self, event: Mapping[str, Any], names: Names = seat_name) -> str:
+        """``event`` in words, as one seat saw it: its public part, and that seat's private part.
+
+        ``names`` names a seat (``seat 2`` unless told). Each game words its
+        own events; what it cannot word is quoted.
+        """
+        if event.get("type") == "game_over":
+            try:
+                return self.game_over_text(event, names)
+            except (KeyError, TypeError, IndexError, ValueError):
+                pass
+        return quote(dict(event))
+
+    def game_over_text(self, event: Mapping[str, Any], names: Names) -> str:
+        places = ", ".join(
+            f"{names(seat)} {ordinal(place)} ({total})"
+            for seat, (place, total) in enumerate(
+                zip(event["places"], event["totals"], strict=True)
+            )
+        )
+        reason = event["reason"]
+        if reason == FINISHED:
+            return f"the game is over: {places}"
+        return f"the game is over, {names(event['seat'])} {forfeit_text(reason)}: {places}"
 
     # The state of a match of this game: the base makes it, starts it and loads it.
     state_class: ClassVar[type[GameState]]
@@ -467,6 +537,9 @@ class GameState(ABC):
         for spec in self.declared:
             setattr(self, spec.name, spec.fresh(seats))
         self._saved: tuple[Saved[Any], ...] | None = None
+        # Each seat's legal actions in this position, worked out once (``_legal``);
+        # emptied whenever the state changes: ``apply``, ``forfeit``, ``restore``.
+        self._legal_by_seat: dict[int, list[Action]] = {}
 
     # -- the contract --------------------------------------------------------
 
@@ -482,6 +555,23 @@ class GameState(ABC):
     @abstractmethod
     def legal_actions(self, seat: int) -> list[Action]:
         """Everything ``seat`` may do now; empty when it owes nothing."""
+
+    def _legal(self, seat: int) -> list[Action]:
+        """``seat``'s legal actions, worked out once a position for ``check``: never to be changed."""
+        if type(seat) is not int:  # a bool or a stranger: worked out, never kept
+            return self._find_legal(seat)
+        legal = self._legal_by_seat.get(seat)
+        if legal is None:
+            legal = self._legal_by_seat[seat] = self._find_legal(seat)
+        return legal
+
+    def _find_legal(self, seat: int) -> list[Action]:
+        """``seat``'s legal actions worked out afresh, for ``_legal`` to keep.
+
+        ``legal_actions`` itself, unless a game's ``legal_actions`` hands out
+        copies of ``_legal`` (the Crazy Eights family): that game overrides this.
+        """
+        return self.legal_actions(seat)
 
     @abstractmethod
     def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
@@ -543,6 +633,7 @@ class GameState(ABC):
         A field missing from ``data`` (a cache saved before the field was
         declared) keeps its default.
         """
+        self._legal_by_seat.clear()
         for spec in self.saved:
             key = spec.key or spec.name
             if key in data:
@@ -622,46 +713,49 @@ class GameState(ABC):
     def apply(self, seat: int, action: Any, chance: Chance) -> list[Event]:
         """Apply one of ``seat``'s legal actions, or raise :class:`IllegalAction`."""
         self.check(seat, action)
+        self._legal_by_seat.clear()  # the position changes: its legal actions go
         return self._apply(seat, dict(action), chance)
 
     def check(self, seat: int, action: Any) -> None:
         """Raise unless ``action`` is, exactly, one of ``seat``'s legal actions now."""
         if self.is_over:
-            raise GameOver("the game is over")
+            raise GameOver("game_over")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
-            raise IllegalAction(f"there is no seat {seat!r}")
-        legal = self.legal_actions(seat)
+            raise IllegalAction("no_seat", seat=seat if type(seat) is int else brief(seat))
+        legal = self._legal(seat)
         if not isinstance(action, dict):
             if not legal:
-                raise NotYourTurn("you have nothing to do now: it is not your turn")
-            raise IllegalAction("an action is a JSON object", code="malformed_action")
+                raise NotYourTurn("not_your_turn")
+            raise MalformedAction("not_an_object")
         if not legal and not self.is_call(action):
-            raise NotYourTurn("you have nothing to do now: it is not your turn")
+            raise NotYourTurn("not_your_turn")
         # ``in`` is the fast test; same_json then refuses a true where a 1 belongs.
         if legal and action in legal and same_json(action, legal[legal.index(action)]):
             return
         # Refused: first for how it is written, so that explain_illegal may read its fields.
-        raise IllegalAction(self.check_form(action) or self.explain_illegal(seat, action))
+        raise IllegalAction.of(self.check_form(action) or self.explain_illegal(seat, action))
 
-    def check_form(self, action: Action) -> str | None:
+    def check_form(self, action: Action) -> Refusal | None:
         """Why ``action`` is not written as this game writes actions, or None when it is."""
         kind = action.get("type")
         form = self.ruleset.actions.get(kind) if isinstance(kind, str) else None
         if form is None:
-            return f"unknown action type {brief(kind)}: {self.ruleset.action_types}"
+            return Refusal(
+                "unknown_type", {"type": brief(kind), "types": self.ruleset.action_types}
+            )
         return form.refusal(action, self.seats)
 
     def is_call(self, action: Action) -> bool:
         """Whether ``action`` is a call out of turn: never owed, so it moves no deadline."""
         return False
 
-    def explain_illegal(self, seat: int, action: Action) -> str:
-        """Why ``action``, written as it should be, is not legal, in a sentence; games refine this.
+    def explain_illegal(self, seat: int, action: Action) -> Refusal:
+        """Why ``action``, written as it should be, is not legal; games refine this.
 
         Only called once :meth:`check_form` has passed ``action``: every field it
         carries is of its type's form (a card token, a suit, a seat at the table).
         """
-        return "that action is not one of your legal actions"
+        return Refusal("not_legal")
 
     def forfeit(self, seat: int, reason: str) -> list[Event]:
         """End the match against ``seat``: it finishes last, the rest by their places.
@@ -671,14 +765,31 @@ class GameState(ABC):
         never owed, so nobody times out for not making one.
         """
         if self.is_over:
-            raise GameOver("the game is over")
+            raise GameOver("game_over")
         if reason not in FORFEIT_REASONS:
             raise ValueError(f"unknown forfeit reason {reason!r}")
         if not 0 <= seat < self.seats:
-            raise IllegalAction(f"there is no seat {seat}")
+            raise IllegalAction("no_seat", seat=seat if type(seat) is int else brief(seat))
         if reason == TIMEOUT and seat not in self.to_act:
-            raise NotYourTurn(f"seat {seat} owed no action, so it cannot time out")
+            raise NotYourTurn("no_timeout_owed", seat=seat)
+        self._legal_by_seat.clear()
         return [self.end(reason, seat)]
+
+
+def forfeit_text(reason: str) -> str:
+    """How a forfeit reads after the seat: ``resigned``, ``timed out``."""
+    return {RESIGNED: "resigned", TIMEOUT: "timed out"}.get(reason, f"forfeited ({quote(reason)})")
+
+
+def ordinal(place: Any) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``... ``11th``.
+
+    >>> [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 21)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '21st']
+    """
+    n = int(place)
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 _SCALARS = (str, int, bool, float, type(None))
@@ -695,11 +806,25 @@ def same_json(a: Any, b: Any) -> bool:
         return False
     if kind in _SCALARS:
         return bool(a == b)
+    pairs: Iterable[tuple[Any, Any]]
     if kind is dict:
-        return len(a) == len(b) and all(k in b and same_json(v, b[k]) for k, v in a.items())
-    if kind is list:
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
-    return False
+        if a.keys() != b.keys():
+            return False
+        pairs = zip(a.values(), map(b.__getitem__, a))
+    elif kind is list:
+        if len(a) != len(b):
+            return False
+        pairs = zip(a, b, strict=True)
+    else:
+        return False
+    # Scalars are tested in place, without a call: ``check`` runs this on every action.
+    for value, other in pairs:
+        if type(value) in _SCALARS:
+            if type(value) is not type(other) or value != other:
+                return False
+        elif not same_json(value, other):
+            return False
+    return True
 
 
 def place_by_totals(

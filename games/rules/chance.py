@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Sequence
+import struct
+from collections.abc import Iterator, Sequence
 from typing import Protocol, TypeVar
 
 DERIVATION_VERSION = "fairdeal-derivation/1"
@@ -35,6 +36,7 @@ SEED_BYTES = 32
 _GAME_SEED_DOMAIN = b"fairdeal/game-seed/v1"
 _EVENT_DOMAIN = b"fairdeal/event/v1"
 _WORD = 2**32
+_BLOCK = struct.Struct(">8I")  # one HMAC-SHA256 output: eight big-endian 32-bit words
 
 T = TypeVar("T")
 
@@ -45,7 +47,7 @@ def lp(data: bytes) -> bytes:
 
 
 def _hmac(key: bytes, message: bytes) -> bytes:
-    return hmac.new(key, message, hashlib.sha256).digest()
+    return hmac.digest(key, message, "sha256")
 
 
 def commitment(server_seed: bytes) -> str:
@@ -84,21 +86,20 @@ def event_key(seed: bytes, label: str, hand: int, seq: int) -> bytes:
 class Stream:
     """The unbounded byte stream of one event, consumed as 32-bit words."""
 
-    __slots__ = ("_block", "_buffer", "_key", "_offset")
+    __slots__ = ("_block", "_key", "_words")
 
     def __init__(self, key: bytes) -> None:
         self._key = key
         self._block = 0
-        self._buffer = b""
-        self._offset = 0
+        self._words: Iterator[int] = iter(())  # the words of the block being read
 
     def word(self) -> int:
-        if self._offset + 4 > len(self._buffer):
-            self._buffer = _hmac(self._key, self._block.to_bytes(8, "big"))
+        value = next(self._words, None)
+        if value is None:
+            block = _hmac(self._key, self._block.to_bytes(8, "big"))
             self._block += 1
-            self._offset = 0
-        value = int.from_bytes(self._buffer[self._offset : self._offset + 4], "big")
-        self._offset += 4
+            self._words = iter(_BLOCK.unpack(block))
+            value = next(self._words)
         return value
 
     def uniform(self, n: int) -> int:

@@ -88,8 +88,28 @@ from games.rules.crazy_eights import (
     CrazyEights,
     EightsState,
 )
+from games.rules.words import Names, Refusal, Wording, suit_name, word
 
 NAMED = Field(is_suit, 'name one of C, D, H, S: {"type": "name", "suit": "H"}')
+word(
+    no_last_card_rule=Wording(
+        "this table plays without the last card (house rule last_card): "
+        "there is no announcing it and no catch",
+        ", but this table plays without the last card (house rule last_card)",
+    ),
+    dealer_names_first=Wording(
+        'the dealer first names the suit of the starter eight: {{"type": "name", "suit": "H"}}',
+        ", but the dealer had first to name the suit of the starter eight",
+    ),
+    name_only_dealer=Wording(
+        "a suit is named only by the dealer, on a starter eight",
+        ", but a suit is named only by the dealer, on a starter eight",
+    ),
+    draw_limit=Wording(
+        "you have drawn as many cards as the draw rule allows this turn: play",
+        ", but it had drawn as many cards as the draw rule allows",
+    ),
+)
 DRAW_RULES = ("until_playable", "one", "limit")
 STARTER_EIGHTS = ("bury", "any", "dealer_names")
 ACES = ("none", "reverse", "skip")
@@ -149,7 +169,7 @@ class Crazy8State(EightsState):
 
     # -- the contract --------------------------------------------------------
 
-    def legal_actions(self, seat: int) -> list[Action]:
+    def _find_legal(self, seat: int) -> list[Action]:
         if self.result is not None:
             return []
         # last_card: the catch, a call out of turn that any other seat may make.
@@ -192,39 +212,38 @@ class Crazy8State(EightsState):
     def draws_left(self) -> bool:
         return self.max_draws is None or self.draws < self.max_draws
 
-    def explain_illegal(self, seat: int, action: Action) -> str:
+    def explain_illegal(self, seat: int, action: Action) -> Refusal:
         kind = action["type"]
         card = action.get("card")
         if kind == "catch":
             if not self.last_card:
-                return "there is no last-card catch at this table (house rule last_card)"
+                return Refusal("no_last_card_rule")
             if self.catchable is None:
-                return (
-                    "nobody may be caught now: nobody went down to one card without announcing it"
-                )
+                return Refusal("nobody_to_catch")
             if self.catchable == seat:
-                return "you cannot catch yourself"
-            return f'only seat {self.catchable} may be caught now: {{"type": "catch", "seat": {self.catchable}}}'
+                return Refusal(
+                    "catch_self_announce" if self.catch_until_next_play else "catch_self"
+                )
+            return Refusal("catch_other", {"seat": self.catchable})
         if kind == "last_card":
-            return (
-                "only a player who went down to one card without announcing it may announce, "
-                "until the next play lands; otherwise announce with the play that leaves one card"
-            )
+            if not self.last_card:
+                return Refusal("no_last_card_rule")
+            return Refusal("no_late_announcement")
         if seat != self.turn:
-            return "it is not your turn: the calls out of turn are catch and last_card"
+            return Refusal("out_of_turn")
         if "announce" in action and kind == "play":
             if not self.last_card:
-                return "there is no last card to announce at this table (house rule last_card)"
+                return Refusal("no_last_card_rule")
             if len(self.hands[seat]) != 2:
-                return "you announce your last card only with the play that leaves you one card"
+                return Refusal("announce_not_last")
         if self.naming:
-            return 'the dealer first names the suit of the starter eight: {"type": "name", "suit": "H"}'
+            return Refusal("dealer_names_first")
         if kind == "name":
-            return "a suit is named only by the dealer, on a starter eight"
+            return Refusal("name_only_dealer")
         if self.chain and not (kind == "play" and card is not None and card[0] == "2"):
-            return f"answer with a two or draw the {self.chain} cards you owe"
+            return Refusal("chain_owed", {"chain": self.chain, "answers": "a two"})
         if kind == "draw" and self.voluntary_draw and self.can_draw():
-            return "you have drawn as many cards as the draw rule allows this turn: play"
+            return Refusal("draw_limit")
         return super().explain_illegal(seat, action)
 
     def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
@@ -419,6 +438,18 @@ class Crazy8(CrazyEights):
             "play, they draw one card",
         ),
     )
+
+    # -- the text forms: the dealer's named suit, beside the family's -----------
+
+    def _action_words(self, action: Any, names: Names) -> str | None:
+        if action["type"] == "name" and len(action) == 2:
+            return f"named {suit_name(action['suit'])} for the starter eight"
+        return super()._action_words(action, names)
+
+    def _event_words(self, event: Mapping[str, Any], names: Names) -> str | None:
+        if event["type"] == "name":
+            return f"{names(event['seat'])} named {suit_name(event['suit'])} for the starter eight"
+        return super()._event_words(event, names)
 
     def pack(self, seats: int, options: Mapping[str, Any]) -> tuple[str, ...]:
         # "Six or more players usually use two decks": the standard pack twice.

@@ -76,6 +76,7 @@ from games.rules.base import (
     is_true,
 )
 from games.rules.chance import Chance
+from games.rules.words import Names, Refusal, Wording, quote, seat_name, suit_name, word
 
 EIGHT = "8"
 
@@ -87,6 +88,63 @@ CAUGHT = Field(is_seat, 'a catch names a seat at this table: {"type": "catch", "
 DRAW = ActionForm('a draw is {"type": "draw"}, nothing more')
 PASS = ActionForm('a pass is {"type": "pass"}, nothing more')
 CATCH = ActionForm('a catch is {"type": "catch", "seat": s}, nothing more', {"seat": CAUGHT})
+
+# The family's refusals, in words: to the player, and after the action in a record.
+word(
+    not_held=Wording("you do not hold {card}", ", which it did not hold"),
+    must_play_drawn=Wording(
+        "you drew {card}, which plays, so you must play it",
+        ", but it had drawn {card}, which plays, and had to play it",
+    ),
+    no_suit_called=Wording(
+        'an eight calls a suit: add "suit" as one of C, D, H, S',
+        " without calling a suit (C, D, H or S)",
+    ),
+    only_eights_call=Wording("only an eight calls a suit", ", but only an eight calls a suit"),
+    no_match=Wording(
+        "{card} does not match {top} or the suit to follow, {suit}",
+        ", which does not match {top} or the suit to follow, {suit}",
+    ),
+    draw_while_playable=Wording(
+        "you cannot draw while you hold a card that plays", " while it held a card that plays"
+    ),
+    nothing_to_draw=Wording("there is nothing to draw: pass", ", but there was nothing to draw"),
+    no_pass=Wording(
+        "you may pass only when nothing plays and there is nothing to draw",
+        ", but it could play or draw",
+    ),
+    # The calls out of turn, where a preset has them (Crazy 8's last_card, Dodo).
+    out_of_turn=Wording(
+        "it is not your turn: the calls out of turn are catch and last_card",
+        ", but it was not its turn",
+    ),
+    nobody_to_catch=Wording(
+        "nobody may be caught now: nobody went down to one card without announcing it",
+        ", but nobody had gone down to one card without announcing it",
+    ),
+    catch_self=Wording("you cannot catch yourself", ", but a seat cannot catch itself"),
+    catch_self_announce=Wording(
+        'you cannot catch yourself; announce instead: {{"type": "last_card"}}',
+        ", but a seat cannot catch itself",
+    ),
+    catch_other=Wording(
+        'only seat {seat} may be caught now: {{"type": "catch", "seat": {seat}}}',
+        ", but only seat {seat} could be caught",
+    ),
+    no_late_announcement=Wording(
+        "only a player who went down to one card without announcing it may announce, "
+        "until the next play lands; otherwise announce with the play that leaves one card",
+        ", but it had not gone down to one card unannounced, or the next play had landed",
+    ),
+    announce_not_last=Wording(
+        "you announce your last card only with the play that leaves you one card",
+        ", but that play did not leave it one card",
+    ),
+    chain_owed=Wording(
+        "answer the chain of {chain} with {answers}, or draw the {chain} cards",
+        ", but it owed a chain of {chain}, to answer with {answers} or draw",
+    ),
+)
 
 
 def card_value(card: str) -> int:
@@ -114,6 +172,85 @@ def sort_hand(cards: list[str]) -> list[str]:
     return sorted(cards, key=lambda c: (SUITS.index(c[1]), "A23456789TJQK".index(c[0])))
 
 
+# A position's digest hashes its facts as compact JSON (``EightsState.position``).
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+# The actions a state lists, each made once and shared: the legal actions a state
+# keeps are never changed (``legal_actions`` hands out copies), so listing them
+# allocates no action.
+DRAW_ACTION: Action = {"type": "draw"}
+PASS_ACTION: Action = {"type": "pass"}
+
+
+class _CardPlays(dict[str, tuple[Action, ...]]):
+    """Each card's plays, whatever it lands on: an eight's four (one per suit called), or one."""
+
+    def __missing__(self, card: str) -> tuple[Action, ...]:
+        if card[0] == EIGHT:
+            plays = tuple({"type": "play", "card": card, "suit": suit} for suit in SUITS)
+        else:
+            plays = ({"type": "play", "card": card},)
+        self[card] = plays
+        return plays
+
+
+_CARD_PLAYS = _CardPlays()
+
+
+class PlaysOn(dict[str, tuple[Action, ...]]):
+    """Each card's plays on one top card and called suit (none where it does not play).
+
+    The test of :meth:`EightsState.plays`, made once a card for each top and
+    called suit (``plays_on``), so that listing the plays of a hand is a lookup a card.
+    """
+
+    def __init__(self, top: str, called: str | None) -> None:
+        super().__init__()
+        self.suit = called or top[1]  # the suit to follow
+        self.rank = top[0] if called is None else None  # the rank that matches, if any
+        self.anything = top[0] == EIGHT and called is None  # a starter eight, no suit named
+
+    def __missing__(self, card: str) -> tuple[Action, ...]:
+        plays = (
+            _CARD_PLAYS[card]
+            if card[0] == EIGHT or card[1] == self.suit or card[0] == self.rank or self.anything
+            else ()
+        )
+        self[card] = plays
+        return plays
+
+
+_PLAYS_ON: dict[tuple[str, str | None], PlaysOn] = {}
+
+
+def plays_on(top: str, called: str | None) -> PlaysOn:
+    """The plays of each card on ``top`` with ``called`` the suit called (None: no eight's)."""
+    table = _PLAYS_ON.get((top, called))
+    if table is None:
+        table = _PLAYS_ON[top, called] = PlaysOn(top, called)
+    return table
+
+
+# The family's events that name a seat, and how the simple ones read after it.
+_SEAT_EVENTS = {
+    "play": "",
+    "draw": "",
+    "pass": "passed",
+    "catch": "",
+    "last_card": "announced the last card",
+    "chain": "",
+    "turn_passes": "",
+    "skip": "missed a turn",
+    "reverse": "",
+}
+# The chance events: public only that they happened (the outcome is in the record).
+_CHANCE_WORDS = {
+    "first-dealer": "the draw for the first dealer",
+    "deal": "the shuffle for hand {hand}",
+    "reshuffle": "the pile below its top card was shuffled into a new stock",
+}
+
+
 class EightsState(GameState):
     """A match of Crazy Eights, and the base of the family's states. Stock and pile keep their top card last."""
 
@@ -126,6 +263,9 @@ class EightsState(GameState):
     # digest lists them (a saved digest must not change): see ``position``.
     position_fields: ClassVar[tuple[str, ...]] = ("turn", "called_suit", "drawn", "passes")
     bury_starter = True  # a turned eight goes under the stock
+    # The fields of an action that hold a list (Dodo's cards), copied with it for the
+    # caller of ``legal_actions``; every other field is a card, a suit, a seat or true.
+    list_fields: ClassVar[tuple[str, ...]] = ()
     has_chain = (
         False  # whether cards may be owed to a chain (Crazy 8's twos, Dodo's twos and fours)
     )
@@ -157,6 +297,9 @@ class EightsState(GameState):
         super().__init__(ruleset, seats, options)
         self.hand_size = ruleset.hand_size(seats, options)
         self.target = ruleset.target(seats, options)
+        pack = ruleset.pack(seats, options)
+        self.two_of_a_card = len(set(pack)) < len(pack)  # two packs: a hand may hold both
+        self._position_names: tuple[str, ...] | None = None  # see ``position``
 
     # -- dealing -------------------------------------------------------------
 
@@ -222,27 +365,25 @@ class EightsState(GameState):
         return bool(self.stock) or len(self.pile) > 1
 
     def _play_actions(self, cards: list[str]) -> list[Action]:
-        # The same test as plays(), hoisted out of the loop: this is the engine's hot path.
-        top = self.pile[-1]
-        top_rank, top_suit = top[0], top[1]
-        suit = self.called_suit or top_suit
-        anything = top_rank == EIGHT and self.called_suit is None
+        # The engine's hot path: each card's plays looked up (plays_on), in hand order, each
+        # card once (from two packs a hand may hold two of a card); a new list, the caller's.
+        plays = plays_on(self.pile[-1], self.called_suit)
         actions: list[Action] = []
-        seen: set[str] = set()
-        for card in cards:
-            rank = card[0]
-            if card in seen:
-                continue
-            if rank == EIGHT:
-                actions += [{"type": "play", "card": card, "suit": s} for s in SUITS]
-            elif card[1] == suit or (rank == top_rank and self.called_suit is None) or anything:
-                actions.append({"type": "play", "card": card})
-            else:
-                continue
-            seen.add(card)
+        for card in dict.fromkeys(cards) if self.two_of_a_card else cards:
+            actions += plays[card]
         return actions
 
     def legal_actions(self, seat: int) -> list[Action]:
+        """Copies of the position's legal actions (``_legal``): the caller's own, to change."""
+        copies = list(map(dict.copy, self._legal(seat)))
+        for name in self.list_fields:
+            for action in copies:
+                if name in action:
+                    action[name] = list(action[name])
+        return copies
+
+    def _find_legal(self, seat: int) -> list[Action]:
+        # Made of actions shared by every state (``plays_on``): copied before they leave.
         if self.result is not None or seat != self.turn:
             return []
         return self._turn_actions(seat)
@@ -255,43 +396,48 @@ class EightsState(GameState):
         if actions:
             return actions
         if self.can_draw():
-            return [{"type": "draw"}]
-        return [{"type": "pass"}]
+            return [DRAW_ACTION]
+        return [PASS_ACTION]
 
     def is_call(self, action: Action) -> bool:
         kind = action.get("type")
         return isinstance(kind, str) and kind in self.calls
 
-    def explain_illegal(self, seat: int, action: Action) -> str:
+    def explain_illegal(self, seat: int, action: Action) -> Refusal:
         kind = action["type"]
         if kind == "play":
             card = action["card"]
             if card not in self.hands[seat]:
-                return f"you do not hold {card}"
+                return Refusal("not_held", {"card": card})
             if self.drawn is not None and card != self.drawn:
-                return f"you drew {self.drawn}, which plays, so you must play it"
+                return Refusal("must_play_drawn", {"card": self.drawn})
             if card[0] == EIGHT and "suit" not in action:
-                return CALLED_SUIT.refusal
+                return Refusal("no_suit_called")
             if card[0] != EIGHT and "suit" in action:
-                return "only an eight calls a suit"
+                return Refusal("only_eights_call")
             if not self.plays(card):
-                return f"{card} does not match {self.pile[-1]} or the suit to follow, {self.suit_to_follow}"
+                return self._no_match(card)
         if kind == "draw":
             if self.drawn is not None:
-                return f"you drew {self.drawn}, which plays, so you must play it"
+                return Refusal("must_play_drawn", {"card": self.drawn})
             if any(self.plays(c) for c in self.hands[seat]):
-                return "you cannot draw while you hold a card that plays"
-            return "there is nothing to draw: pass"
+                return Refusal("draw_while_playable")
+            return Refusal("nothing_to_draw")
         if kind == "pass":
-            return "you may pass only when nothing plays and there is nothing to draw"
+            return Refusal("no_pass")
         return super().explain_illegal(seat, action)
+
+    def _no_match(self, card: str) -> Refusal:
+        return Refusal(
+            "no_match", {"card": card, "top": self.pile[-1], "suit": self.suit_to_follow}
+        )
 
     def apply(self, seat: int, action: Any, chance: Chance) -> list[Event]:
         # Only positions noted since the last free choice count (``forced_repeats_only``):
         # whether this action is one depends on the choices before it is applied.
         choices = self.turn_choices(seat) if self.forced_repeats_only and self.seen else 1
         events = super().apply(seat, action, chance)
-        if choices != 1 or (self.forced_repeats_only and self.is_call(action)):
+        if self.seen and (choices != 1 or (self.forced_repeats_only and self.is_call(action))):
             self.seen.clear()
         if self.ruleset.blocks and not self.stock and self.result is None:
             events.extend(self._round_in_circles(chance))
@@ -303,7 +449,7 @@ class EightsState(GameState):
         A call is never owed, so one that could be made does not make the
         action owed a free choice.
         """
-        return sum(not self.is_call(action) for action in self.legal_actions(seat))
+        return sum(not self.is_call(action) for action in self._legal(seat))
 
     def _round_in_circles(self, chance: Chance) -> list[Event]:
         """Block the deal if, with the stock empty, it is back at a position it held before.
@@ -333,15 +479,16 @@ class EightsState(GameState):
 
     def position(self) -> str:
         """A digest of everything that decides what may happen next, but the stock's order."""
+        if self._position_names is None:  # the fields this state saves, once: they never change
+            self._position_names = tuple(name for name in self.position_fields if self.saves(name))
         facts = [
             [sorted(hand) for hand in self.hands],
             self.pile[-1:],
             sorted(self.pile[:-1]),
             sorted(self.stock),
-            [getattr(self, name) for name in self.position_fields if self.saves(name)],
+            [getattr(self, name) for name in self._position_names],
         ]
-        encoded = json.dumps(facts, separators=(",", ":")).encode()
-        return hashlib.sha256(encoded).hexdigest()[:16]
+        return hashlib.sha256(_COMPACT.encode(facts).encode()).hexdigest()[:16]
 
     def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
         kind = action["type"]
@@ -522,6 +669,98 @@ class CrazyEights(Ruleset):
 
     def hand_size(self, seats: int, options: Mapping[str, Any]) -> int:
         return 7 if seats == 2 else 5
+
+    # -- the text forms ----------------------------------------------------------
+
+    def action_text(self, action: Any, names: Names = seat_name) -> str:
+        """``played 9C``, ``played 8S and called hearts``, ``drew``, ``passed``, ``caught seat 1``..."""
+        try:
+            text = self._action_words(action, names)
+        except (KeyError, TypeError, AttributeError):
+            text = None
+        return text or super().action_text(action, names)
+
+    def _action_words(self, action: Any, names: Names) -> str | None:
+        """The words for an action of the family, or None for anything else (quoted)."""
+        kind = action["type"]
+        if kind == "play":
+            return self._play_words(action)
+        if kind in ("draw", "pass", "last_card") and len(action) == 1:
+            return {"draw": "drew", "pass": "passed", "last_card": "announced the last card"}[kind]
+        if kind == "catch" and type(action["seat"]) is int:
+            return f"caught {names(action['seat'])}"
+        return None
+
+    def _play_words(self, play: Mapping[str, Any]) -> str | None:
+        """``played 8S, called hearts and announced the last card``, as much as the play says."""
+        laid = self._laid_words(play)
+        if laid is None:
+            return None
+        done = [f"played {laid}"]
+        if "suit" in play:
+            done.append(f"called {suit_name(play['suit'])}")
+        if play.get("announce") is True:
+            done.append("announced the last card")
+        return done[0] if len(done) == 1 else f"{', '.join(done[:-1])} and {done[-1]}"
+
+    def _laid_words(self, play: Mapping[str, Any]) -> str | None:
+        card = play.get("card")
+        return quote(card) if isinstance(card, str) else None
+
+    def event_text(self, event: Mapping[str, Any], names: Names = seat_name) -> str:
+        try:
+            text = self._event_words(event, names)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+            text = None
+        return text or super().event_text(event, names)
+
+    def _event_words(self, event: Mapping[str, Any], names: Names) -> str | None:
+        """The words for an event of the family, or None for anything else (quoted)."""
+        kind = event["type"]
+        if kind in _SEAT_EVENTS:
+            who = names(event["seat"])
+            if kind == "play":
+                played = self._play_words(event)
+                return None if played is None else f"{who} {played}"
+            if kind == "draw":
+                card = event.get("card")
+                return f"{who} drew {quote(card) if isinstance(card, str) else 'a card'}"
+            if kind == "catch":
+                return f"{who} caught {names(event['caught'])}, who draws"
+            if kind == "reverse":
+                way = {1: "left", -1: "right"}[event["direction"]]
+                return f"{who} reversed the direction of play: now to the {way}"
+            if kind == "chain":
+                return f"{who} must answer a chain of {event['total']} or draw it"
+            if kind == "turn_passes":
+                return f"{who}'s turn passed"
+            return f"{who} {_SEAT_EVENTS[kind]}"
+        if kind in _CHANCE_WORDS:
+            return _CHANCE_WORDS[kind].format(**event)
+        if kind == "hand_dealt":
+            return (
+                f"hand {event['hand']} dealt by {names(event['dealer'])}, starter "
+                f"{quote(event['starter'])}, {names(event['leader'])} to lead"
+            )
+        if kind == "hand_over":
+            return self._hand_over_words(event, names)
+        return None
+
+    def _hand_over_words(self, event: Mapping[str, Any], names: Names) -> str:
+        winner = event["winner"]
+        how = "no winner" if winner is None else f"won by {names(winner)}"
+        if event.get("blocked"):
+            how = f"blocked, {how}"
+        caught = event.get("black_queens")
+        queens = (
+            f"; caught holding a black queen: {', '.join(names(s) for s in caught)}"
+            if caught
+            else ""
+        )
+        return (
+            f"hand {event['hand']} {how}: scores {quote(event['scores'])}, "
+            f"totals {quote(event['totals'])}{queens}"
+        )
 
     def target(self, seats: int, options: Mapping[str, Any]) -> int:
         return 50 * seats

@@ -82,11 +82,11 @@ from games.rules.base import (
     Saved,
     is_cards,
     is_seat,
-    is_suit,
 )
 from games.rules.chance import Chance
 from games.rules.crazy_eights import (
     ANNOUNCE,
+    CALLED_SUIT,
     CATCH,
     DRAW,
     EIGHT,
@@ -96,6 +96,7 @@ from games.rules.crazy_eights import (
     hand_value,
     sort_hand,
 )
+from games.rules.words import Names, Refusal, Wording, quote, word
 
 BLACK_QUEENS = frozenset({"QS", "QC"})
 CHAIN_VALUES = {"2": 2, "4": 4}
@@ -105,8 +106,47 @@ HAND_ORDER = {card: index for index, card in enumerate(sort_hand(list(STANDARD_P
 CARDS = Field(
     is_cards, 'a play lists the cards laid, first to last: {"type": "play", "cards": ["9C", "9H"]}'
 )
-NAMED_SUIT = Field(is_suit, 'eights name the suit to follow: add "suit" as one of C, D, H, S')
 SWAPPED = Field(is_seat, 'a swap names another seat: {"type": "swap", "seat": t}')
+
+word(
+    not_held_so_often=Wording(
+        "you do not hold {card} as many times", ", but it did not hold {card} as many times"
+    ),
+    mixed_ranks=Wording(
+        "the cards laid together are all of one rank, or one two and one four",
+        ", but cards laid together are all of one rank, or one two and one four",
+    ),
+    mixed_ranks_no_chains=Wording(
+        "the cards laid together are all of one rank",
+        ", but cards laid together are all of one rank",
+    ),
+    swap_first=Wording(
+        "first choose whose hand to take for your black queen (swaps to go: {swaps}): "
+        '{{"type": "swap", "seat": t}}, t another seat',
+        ", but it had first to choose whose hand to take for its black queen",
+    ),
+    swap_self=Wording(
+        'you cannot swap hands with yourself: {{"type": "swap", "seat": t}}, t another seat',
+        ", but a seat cannot swap hands with itself",
+    ),
+    swap_without_queen=Wording(
+        "a swap follows only a black queen (QS or QC) you have just laid",
+        ", but a swap follows only a black queen just laid",
+    ),
+    drawn_first=Wording(
+        "you drew {card}, which fits: it goes down first",
+        ", but it had drawn {card}, which fits and goes down first",
+    ),
+    drawn_with_its_rank=Wording(
+        "you drew {card}: it goes down alone or with others of its rank",
+        ", but it had drawn {card}, which goes down alone or with others of its rank",
+    ),
+    order_laid=Wording(
+        "lay the cards in the order your legal actions list them: a card that fits "
+        "first, the card to show last, the others in hand order",
+        ", laid in an order its legal actions did not list",
+    ),
+)
 
 
 def holds_black_queen(hand: list[str]) -> bool:
@@ -147,6 +187,7 @@ class DodoState(EightsState):
         *("chain", "direction", "swaps", "catchable", "turns_lost", "ace_layer"),
     )
     bury_starter = False  # a starter eight stays and takes anything
+    list_fields = ("cards",)  # a play lists its cards
     has_chain = True
     last_card = True  # always called in Dodo
     reverses = True  # a jack reverses; Dodo's states keep direction at any count
@@ -184,7 +225,7 @@ class DodoState(EightsState):
         return self._fitting()(card)
 
     def _fitting(self) -> Callable[[str], bool]:
-        """``fits``, with what it depends on looked up once: the engine's hot path."""
+        """``fits``, with what it depends on looked up once (``_plays_alone`` remembers it)."""
         if self.chain:
             return lambda card: card[0] in CHAIN_VALUES  # any two or four answers a chain
         drawn = self.drawn
@@ -200,41 +241,54 @@ class DodoState(EightsState):
         return lambda card: card[0] == EIGHT or card[1] == top_suit or card[0] == top_rank
 
     def _plays(self, seat: int) -> list[Action]:
-        """Every distinct play, one order each: a fitting card first, hand order, the showing card last."""
-        fits = self._fitting()
+        """Every distinct play, one order each: a fitting card first, hand order, the showing card last.
+
+        Made of plays shared by every state (``rank_plays``): never to be changed.
+        """
+        alone = self._plays_alone()
         by_rank: dict[str, list[str]] = {}
         for card in sorted(self.hands[seat], key=HAND_ORDER.__getitem__):
-            by_rank.setdefault(card[0], []).append(card)
+            same = by_rank.get(card[0])
+            if same is None:
+                by_rank[card[0]] = [card]
+            else:
+                same.append(card)
         if self.chain:
             by_rank = {rank: cards for rank, cards in by_rank.items() if rank in CHAIN_VALUES}
         elif self.drawn is not None:
             by_rank = {self.drawn[0]: by_rank[self.drawn[0]]}
         plays: list[Action] = []
-        for rank, cards in by_rank.items():
-            if len(cards) == 1:  # the usual case, without the general machinery
-                (card,) = cards
-                if not fits(card):
-                    continue
-                if rank == EIGHT:
-                    plays.extend({"type": "play", "cards": [card], "suit": s} for s in SUITS)
-                else:
-                    plays.append({"type": "play", "cards": [card]})
-            elif any(fits(card) for card in cards):
-                for laid in sub_multisets(cards):
-                    plays.extend(_orders(rank, laid, fits))
+        for cards in by_rank.values():
+            if len(cards) == 1:  # the usual case: a lookup
+                plays += alone[cards[0]]
+            else:  # a card fits where it has plays alone
+                plays += rank_plays(tuple(cards), tuple(map(bool, map(alone.__getitem__, cards))))
         if self.chains and "2" in by_rank and "4" in by_rank:
             # "Lay two of them together to add both": a two and a four, either first.
             for two, four in product(dict.fromkeys(by_rank["2"]), dict.fromkeys(by_rank["4"])):
                 plays.extend(
                     {"type": "play", "cards": [first, last]}
                     for first, last in ((two, four), (four, two))
-                    if fits(first)
+                    if alone[first]
                 )
         return plays
 
+    def _plays_alone(self) -> PlaysAlone:
+        """Each card's plays laid alone now, none where it does not fit: for each situation, once."""
+        if self.chain:
+            situation: tuple[str | None, ...] = ("chain",)
+        elif self.drawn is not None:
+            situation = ("drawn", self.drawn)
+        else:
+            situation = ("top", self.pile[-1], self.called_suit)
+        table = _PLAYS_ALONE.get(situation)
+        if table is None:
+            table = _PLAYS_ALONE[situation] = PlaysAlone(self._fitting())
+        return table
+
     # -- the contract --------------------------------------------------------
 
-    def legal_actions(self, seat: int) -> list[Action]:
+    def _find_legal(self, seat: int) -> list[Action]:
         if self.result is not None:
             return []
         calls: list[Action] = []
@@ -251,89 +305,74 @@ class DodoState(EightsState):
     def _turn_actions(self, seat: int) -> list[Action]:
         if self.swaps:
             return [{"type": "swap", "seat": other} for other in range(self.seats) if other != seat]
-        plays = self._plays(seat)
-        held = len(self.hands[seat])
-        plays = [
-            variant
-            for action in plays
-            for variant in (
-                (action, {**action, "announce": True})
-                if held - len(action["cards"]) == 1
-                else (action,)
-            )
-        ]
+        leaves_one = len(self.hands[seat]) - 1  # the cards a play that leaves one lays
+        plays: list[Action] = []
+        for play in self._plays(seat):
+            plays.append(play)
+            if len(play["cards"]) == leaves_one:  # listed again, announcing the last card
+                plays.append({**play, "announce": True})
         if self.chain:
             return [*plays, {"type": "draw"}]
         if plays:
             return plays
         return [{"type": "draw"}] if self.can_draw() else [{"type": "pass"}]
 
-    def explain_illegal(self, seat: int, action: Action) -> str:
+    def explain_illegal(self, seat: int, action: Action) -> Refusal:
         kind = action["type"]
         if kind == "catch":
             if self.catchable is None:
-                return (
-                    "nobody may be caught now: nobody went down to one card without announcing it"
-                )
+                return Refusal("nobody_to_catch")
             if self.catchable == seat:
-                return 'you cannot catch yourself; announce instead: {"type": "last_card"}'
-            return f'only seat {self.catchable} may be caught now: {{"type": "catch", "seat": {self.catchable}}}'
+                return Refusal("catch_self_announce")
+            return Refusal("catch_other", {"seat": self.catchable})
         if kind == "last_card":
-            return (
-                "only a player who went down to one card without announcing it may announce, "
-                "until the next play lands; otherwise announce with the play that leaves one card"
-            )
+            return Refusal("no_late_announcement")
         if seat != self.turn:
-            return "it is not your turn: the calls out of turn are catch and last_card"
+            return Refusal("out_of_turn")
+        if self.swaps and kind == "swap":  # the only swap refused now: with oneself
+            return Refusal("swap_self")
         if self.swaps:
-            return (
-                f"first choose whose hand to take for your black queen ({self.swaps} swap"
-                f'{"s" if self.swaps > 1 else ""} to go): {{"type": "swap", "seat": t}}, t another seat'
-            )
+            return Refusal("swap_first", {"swaps": self.swaps})
         if kind == "swap":
-            return "a swap follows only a black queen (QS or QC) you have just laid"
+            return Refusal("swap_without_queen")
         if self.chain and kind == "pass":
-            return f"answer the chain of {self.chain} with a two or a four, or draw the {self.chain} cards"
+            return Refusal("chain_owed", {"chain": self.chain, "answers": "a two or a four"})
         if kind == "play":
             return self._explain_play(seat, action)
         if kind == "draw":
             if self.drawn is not None:
-                return f"you drew {self.drawn}, which fits: lay it"
+                return Refusal("must_play_drawn", {"card": self.drawn})
             if self._plays(seat):
-                return "you cannot draw while a card in your hand fits"
-            return "there is nothing left to draw: pass"
-        return "there is no passing while you can play or draw"
+                return Refusal("draw_while_playable")
+            return Refusal("nothing_to_draw")
+        return Refusal("no_pass")
 
-    def _explain_play(self, seat: int, action: Action) -> str:
+    def _explain_play(self, seat: int, action: Action) -> Refusal:
         cards = action["cards"]
         hand = list(self.hands[seat])
         for card in cards:
             if card not in hand:
-                return f"you do not hold {card}" + (
-                    " as many times" if card in self.hands[seat] else ""
-                )
+                held = card in self.hands[seat]
+                return Refusal("not_held_so_often" if held else "not_held", {"card": card})
             hand.remove(card)
         ranks = {card[0] for card in cards}
         if len(ranks) > 1 and not (ranks == {"2", "4"} and len(cards) == 2 and self.chains):
-            return "the cards laid together are all of one rank, or one two and one four"
+            return Refusal("mixed_ranks" if self.chains else "mixed_ranks_no_chains")
         if "announce" in action and len(hand) != 1:
-            return "you announce your last card only with a play that leaves you one card"
+            return Refusal("announce_not_last")
         if cards[-1][0] == EIGHT and "suit" not in action:
-            return NAMED_SUIT.refusal
+            return Refusal("no_suit_called")
         if cards[-1][0] != EIGHT and "suit" in action:
-            return "only eights name a suit"
+            return Refusal("only_eights_call")
         if self.chain and not self.fits(cards[0]):
-            return f"answer the chain of {self.chain} with twos or fours, or draw the {self.chain} cards"
+            return Refusal("chain_owed", {"chain": self.chain, "answers": "a two or a four"})
         if self.drawn is not None and cards[0] != self.drawn:
-            return f"you drew {self.drawn}, which fits: it goes down first"
+            return Refusal("drawn_first", {"card": self.drawn})
         if self.drawn is not None and len(ranks) > 1:
-            return f"you drew {self.drawn}: it goes down alone or with others of its rank"
+            return Refusal("drawn_with_its_rank", {"card": self.drawn})
         if not self.fits(cards[0]):
-            return f"{cards[0]} does not match {self.pile[-1]} or the suit to follow, {self.suit_to_follow}"
-        return (
-            "lay the cards in the order your legal actions list them: a card that fits "
-            "first, the card to show last, the others in hand order"
-        )
+            return self._no_match(cards[0])
+        return Refusal("order_laid")
 
     def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
         kind = action["type"]
@@ -541,7 +580,7 @@ class Dodo(CrazyEights):
             'a play is {"type": "play", "cards": ["9C", "9H"]}, and "suit" with eights, '
             'and "announce": true with a last card',
             required={"cards": CARDS},
-            optional={"suit": NAMED_SUIT, "announce": ANNOUNCE},
+            optional={"suit": CALLED_SUIT, "announce": ANNOUNCE},
         ),
         "draw": DRAW,
         "pass": PASS,
@@ -551,6 +590,24 @@ class Dodo(CrazyEights):
         "catch": CATCH,
         "last_card": ActionForm('a late announcement is {"type": "last_card"}, nothing more'),
     }
+    # -- the text forms: plays of several cards and the black queen's swap ---------
+
+    def _laid_words(self, play: Mapping[str, Any]) -> str | None:
+        cards = play.get("cards")
+        if isinstance(cards, list) and cards and all(isinstance(c, str) for c in cards):
+            return " ".join(quote(card) for card in cards)
+        return None
+
+    def _action_words(self, action: Any, names: Names) -> str | None:
+        if action["type"] == "swap" and type(action["seat"]) is int and len(action) == 2:
+            return f"swapped hands with {names(action['seat'])}"
+        return super()._action_words(action, names)
+
+    def _event_words(self, event: Mapping[str, Any], names: Names) -> str | None:
+        if event["type"] == "swap":  # what each received is in the hands they now hold
+            return f"{names(event['seat'])} swapped hands with {names(event['with'])}"
+        return super()._event_words(event, names)
+
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             "target",
@@ -629,6 +686,48 @@ class Dodo1(Dodo):
     version = "dodo/1"
     state_class = Dodo1State
     options = tuple(option for option in Dodo.options if option.name != "jacks_skip_at_two")
+
+
+class PlaysAlone(dict[str, tuple[Action, ...]]):
+    """Each card's plays laid alone in one situation (``DodoState._plays_alone``), made once a card.
+
+    None where the card does not fit: ``fits``, remembered.
+    """
+
+    def __init__(self, fits: Callable[[str], bool]) -> None:
+        super().__init__()
+        self.fits = fits
+
+    def __missing__(self, card: str) -> tuple[Action, ...]:
+        plays = self[card] = rank_plays((card,), (self.fits(card),))
+        return plays
+
+
+# By situation: what fits is all that differs (a chain; a drawn card; a top card, a suit called).
+_PLAYS_ALONE: dict[tuple[str | None, ...], PlaysAlone] = {}
+
+# The plays of one rank's cards, made once for each hand of them: by the cards, in hand
+# order, and which of them fit. The plays a state lists are never changed (``legal_actions``
+# hands out copies), so every hand holding those cards shares them.
+_RANK_PLAYS: dict[tuple[tuple[str, ...], tuple[bool, ...]], tuple[Action, ...]] = {}
+
+
+def rank_plays(cards: tuple[str, ...], fit: tuple[bool, ...]) -> tuple[Action, ...]:
+    """Every play of ``cards`` (all of one rank, in hand order), where ``fit`` says which fit.
+
+    >>> [play["cards"] for play in rank_plays(("9C", "9H"), (False, True))]
+    [['9H'], ['9H', '9C']]
+    """
+    plays = _RANK_PLAYS.get((cards, fit))
+    if plays is None:
+        fits = dict(zip(cards, fit, strict=True)).__getitem__
+        laid_first = any(fit)  # else nothing of this rank may be laid
+        plays = _RANK_PLAYS[cards, fit] = tuple(
+            play
+            for laid in (sub_multisets(list(cards)) if laid_first else [])
+            for play in _orders(cards[0][0], laid, fits)
+        )
+    return plays
 
 
 def _orders(rank: str, laid: list[str], fits: Callable[[str], bool]) -> list[Action]:

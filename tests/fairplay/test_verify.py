@@ -41,7 +41,7 @@ from fairplay.signing import (
     public_key_from_pem,
     sign,
 )
-from fairplay.verify import _check_versions, describe_action, describe_event, main, verify
+from fairplay.verify import _check_versions, main, verify
 from games.rules import find_ruleset
 from games.rules.base import GameState
 from games.rules.chance import game_seed
@@ -448,7 +448,7 @@ SEMANTIC = [
     ),
     (
         change_a_score_in_the_log,
-        r"action \d+: the record says hand \d won by seat \d, scores .*; the replay gives hand",
+        r"action \d+: the record says hand \d won by seat \d: scores .*; the replay gives hand",
     ),
     (
         change_the_options,
@@ -573,155 +573,6 @@ def test_a_timeout_of_a_seat_that_owed_nothing_is_refused() -> None:
     assert error.message == f"action {last['seq']}: seat {other} timed out, but it owed no action"
 
 
-@pytest.mark.parametrize(
-    ("action", "words"),
-    [
-        ({"type": "play", "card": "9C"}, "played 9C"),
-        ({"type": "play", "card": "8S", "suit": "H"}, "played 8S calling H"),
-        ({"type": "play", "card": "9C", "announce": True}, "played 9C announcing the last card"),
-        ({"type": "draw"}, "drew"),
-        ({"type": "pass"}, "passed"),
-        ({"type": "name", "suit": "H"}, "named H"),
-        ({"type": "catch", "seat": 1}, "caught seat 1"),
-        # Dodo's actions.
-        ({"type": "play", "cards": ["9C"]}, "played 9C"),
-        ({"type": "play", "cards": ["9C", "9H"]}, "played 9C 9H"),
-        ({"type": "play", "cards": ["9C", "9D", "9H"]}, "played 9C 9D 9H"),
-        ({"type": "play", "cards": ["8C", "8H"], "suit": "S"}, "played 8C 8H calling S"),
-        (
-            {"type": "play", "cards": ["2H", "4S"], "announce": True},
-            "played 2H 4S announcing the last card",
-        ),
-        (
-            {"type": "play", "cards": ["8D"], "suit": "C", "announce": True},
-            "played 8D calling C and announcing the last card",
-        ),
-        ({"type": "swap", "seat": 2}, "swapped hands with seat 2"),
-        ({"type": "last_card"}, "announced the last card"),
-        # What cannot be put in words is quoted as posted.
-        ({"type": "play", "cards": []}, 'posted {"type": "play", "cards": []}'),
-        ({"type": "play", "cards": "9C"}, 'posted {"type": "play", "cards": "9C"}'),
-        ({"type": "play", "cards": ["9C", 9]}, 'posted {"type": "play", "cards": ["9C", 9]}'),
-        ({"type": "swap", "seat": "2"}, 'posted {"type": "swap", "seat": "2"}'),
-        ({"type": "swap", "seat": True}, 'posted {"type": "swap", "seat": true}'),
-        ({"type": "catch"}, 'posted {"type": "catch"}'),
-        ({"type": "name"}, 'posted {"type": "name"}'),
-        ({"type": "exchange", "seat": 2}, 'posted {"type": "exchange", "seat": 2}'),
-        (["play", "9C"], 'posted ["play", "9C"], which is not an action'),
-    ],
-)
-def test_actions_are_described_in_words(action: Any, words: str) -> None:
-    assert describe_action(action) == words
-
-
-@pytest.mark.parametrize(
-    ("event", "words"),
-    [
-        ({"public": {"type": "play", "seat": 0, "card": "9C"}}, "seat 0 played 9C"),
-        (
-            {"public": {"type": "play", "seat": 1, "card": "8S", "suit": "H"}},
-            "seat 1 played 8S calling H",
-        ),
-        (
-            {"public": {"type": "play", "seat": 2, "cards": ["9C", "9H"], "announce": True}},
-            "seat 2 played 9C 9H announcing the last card",
-        ),
-        (
-            {"public": {"type": "play", "seat": 3, "cards": ["8C", "8H"], "suit": "S"}},
-            "seat 3 played 8C 8H calling S",
-        ),
-        (
-            {"public": {"type": "draw", "seat": 1}, "private": {"1": {"card": "QS"}}},
-            "seat 1 drew QS",
-        ),
-        ({"public": {"type": "name", "seat": 0, "suit": "D"}}, "seat 0 named D"),
-        (
-            {
-                "public": {"type": "swap", "seat": 0, "with": 2},
-                "private": {"0": {"received": ["3C"]}, "2": {"received": ["KH"]}},
-            },
-            "seat 0 swapped hands with seat 2",
-        ),
-        ({"public": {"type": "catch", "seat": 2, "caught": 1}}, "seat 2 caught seat 1"),
-        ({"public": {"type": "last_card", "seat": 1}}, "seat 1 announced the last card"),
-        (
-            {"public": {"type": "chain", "seat": 2, "total": 6}},
-            "seat 2 must answer a chain of 6 or draw it",
-        ),
-        ({"public": {"type": "turn_passes", "seat": 2}}, "seat 2's turn passed"),
-        ({"public": {"type": "skip", "seat": 3}}, "seat 3 missed a turn"),
-        (
-            {"public": {"type": "reverse", "seat": 1, "direction": -1}},
-            "seat 1 reversed the direction of play: now right",
-        ),
-        (
-            {
-                "public": {"type": "reshuffle", "hand": 3},
-                "chance": {"label": "reshuffle", "hand": 3, "seq": 9, "outcome": ["2C"]},
-            },
-            "a reshuffle in hand 3",
-        ),
-        ({"public": {"type": "deal", "hand": 2}}, "the deal of hand 2"),
-        ({"public": {"type": "first-dealer", "hand": 0}}, "the draw for the first dealer"),
-        (
-            {
-                "public": {
-                    "type": "hand_over",
-                    "hand": 1,
-                    "winner": 0,
-                    "scores": [0, 63, 15, 73],
-                    "black_queens": [3],
-                    "totals": [0, 63, 15, 73],
-                }
-            },
-            "hand 1 won by seat 0, scores [0, 63, 15, 73], totals [0, 63, 15, 73], "
-            "caught with a black queen: seats [3]",
-        ),
-        (
-            {
-                "public": {
-                    "type": "hand_over",
-                    "hand": 2,
-                    "winner": None,
-                    "scores": [4, 4],
-                    "black_queens": [],
-                    "blocked": True,
-                    "totals": [9, 9],
-                }
-            },
-            "hand 2 blocked, scores [4, 4], totals [9, 9]",
-        ),
-        (
-            {
-                "public": {
-                    "type": "hand_over",
-                    "hand": 2,
-                    "winner": 1,
-                    "scores": [3, 0],
-                    "blocked": True,
-                    "totals": [3, 0],
-                }
-            },
-            "hand 2 blocked, won by seat 1, scores [3, 0], totals [3, 0]",
-        ),
-        # Without the fields that make its words, an event is quoted.
-        ({"public": {"type": "swap", "seat": 0}}, '{"public": {"type": "swap", "seat": 0}}'),
-        ({"public": {"type": "pass"}}, '{"public": {"type": "pass"}}'),
-        (
-            {"public": {"type": "play", "seat": 0, "cards": []}},
-            '{"public": {"type": "play", "seat": 0, "cards": []}}',
-        ),
-        (
-            {"public": {"type": "reverse", "seat": 1, "direction": 2}},
-            '{"public": {"type": "reverse", "seat": 1, "direction": 2}}',
-        ),
-        ({"public": {"type": "bonus", "seat": 1}}, '{"public": {"type": "bonus", "seat": 1}}'),
-    ],
-)
-def test_events_are_described_in_words(event: dict[str, Any], words: str) -> None:
-    assert describe_event(event) == words
-
-
 @pytest.fixture(scope="module")
 def dodo_finished() -> Envelope:
     """Four seats of Dodo to 50, a black queen laid whenever one can be."""
@@ -816,9 +667,9 @@ def test_a_dodo_swap_with_oneself_is_refused_in_words(dodo_finished: Envelope) -
     index = entries(record, is_swap)[0]
     seat = record["log"][index]["seat"]
     tampered = resign(changed(dodo_finished, lambda r: r["log"][index]["action"].update(seat=seat)))
-    assert failure(tampered).message.startswith(
-        f"action {index}: seat {seat} swapped hands with seat {seat}, which was illegal: "
-        "first choose whose hand to take for your black queen"
+    assert failure(tampered).message == (
+        f"action {index}: seat {seat} swapped hands with seat {seat}, "
+        "but a seat cannot swap hands with itself"
     )
 
 

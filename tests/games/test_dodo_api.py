@@ -584,7 +584,7 @@ def test_illegal_plays_are_refused_with_a_reason_and_change_nothing() -> None:
         eights = [a for a in plays if a["cards"][-1][0] == "8"]
         if eights and "eight without a suit" not in tried:
             bare = {k: v for k, v in eights[0].items() if k != "suit"}
-            reason = 'eights name the suit to follow: add "suit" as one of C, D, H, S'
+            reason = 'an eight calls a suit: add "suit" as one of C, D, H, S'
             refused("eight without a suit", seat, version, bare, reason)
 
         for laid in plays:

@@ -211,6 +211,8 @@ def test_an_unknown_action_is_an_illegal_action(game: Game, action: dict[str, An
     )
 
     assert "play, draw or pass" in data["detail"]
+    assert data["reason"]["code"] == "unknown_type"
+    assert data["reason"]["types"] == "play, draw or pass"
 
 
 def test_an_action_legal_for_another_seat_is_not_your_turn(game: Game) -> None:
@@ -236,6 +238,8 @@ def test_playing_a_card_you_do_not_hold_is_refused(game: Game) -> None:
             game, lambda a=action: move(game.on_turn, game.table.pk, 0, a), 400, "illegal_action"
         )
         assert data["detail"] == f"you do not hold {card}"
+        # The reason as data too, for a client that words it itself.
+        assert data["reason"] == {"code": "not_held", "card": card}
 
 
 @pytest.mark.parametrize("card", ["ZZ", "10H", "7h", "", 7, None, ["7H"]])

@@ -64,6 +64,10 @@ def secrets_of(table: Table) -> list[str]:
 
 def assert_history_hides_hands(recent: list[dict[str, Any]], seat: int | None) -> None:
     for entry in recent:
+        # The words name no card that the events (checked below) do not show.
+        assert len(entry["text"]) == len(entry["events"])
+        in_words = set(re.findall(r"\b[A2-9TJQK][CDHS]\b", " ".join(entry["text"])))
+        assert in_words <= set(CARD.findall(json.dumps(entry["events"]))), entry
         for event in entry["events"]:
             for key, value in event.items():
                 named = CARD.findall(json.dumps(value))
@@ -154,15 +158,35 @@ def _leak(kind: str, view: dict[str, Any], table: Table) -> None:
         view["board"]["peek"] = other_hand[:1]
     elif kind == "another seat's draw":
         view["recent"].append(
-            {"seq": 99, "events": [{"type": "draw", "seat": 1, "card": other_hand[0]}]}
+            {
+                "seq": 99,
+                "events": [{"type": "draw", "seat": 1, "card": other_hand[0]}],
+                "text": ["bob drew a card"],
+            }
         )
     elif kind == "a card under another name":
         view["recent"].append(
-            {"seq": 99, "events": [{"type": "play", "seat": 1, "was": other_hand[0]}]}
+            {
+                "seq": 99,
+                "events": [{"type": "play", "seat": 1, "was": other_hand[0]}],
+                "text": ["bob played"],
+            }
         )
     elif kind == "the stock in order":
         view["recent"].append(
-            {"seq": 99, "events": [{"type": "play", "card": table.state["stock"][5:7]}]}
+            {
+                "seq": 99,
+                "events": [{"type": "play", "card": table.state["stock"][5:7]}],
+                "text": ["bob played"],
+            }
+        )
+    elif kind == "a card in the words":
+        view["recent"].append(
+            {
+                "seq": 99,
+                "events": [{"type": "draw", "seat": 1}],
+                "text": [f"bob drew {other_hand[0]}"],
+            }
         )
     elif kind == "a field named stock":
         view["board"]["stock"] = []
@@ -177,6 +201,7 @@ def _leak(kind: str, view: dict[str, Any], table: Table) -> None:
         "another seat's draw",
         "a card under another name",
         "the stock in order",
+        "a card in the words",
         "a field named stock",
         "the seed",
     ],

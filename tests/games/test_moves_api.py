@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from games.models import Move, Table
+from games.rules import find_ruleset
 from tests.factories import (
     action_rows,
     assert_error,
@@ -93,6 +94,10 @@ def test_a_legal_move_advances_the_version_and_appends_one_move() -> None:
     entry = Move.objects.get(table=table, seq=1)
     assert (entry.kind, entry.seat, entry.action) == ("action", turn, action)
     assert data["recent"][-1]["seq"] == 1
+    # The move in the game's own words, naming the player.
+    player = table.seats.get(number=turn).user.username
+    said = find_ruleset("crazy-eights").action_text(action)
+    assert data["recent"][-1]["text"][0] == f"{player} {said}"
     if action["type"] == "play":
         assert data["board"]["pile_top"] == action["card"]
         assert action["card"] not in data["you"]["hand"]

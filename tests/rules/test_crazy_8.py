@@ -543,7 +543,9 @@ def test_twos_stack_a_two_answered_by_a_two_passes_on_four() -> None:
     state.apply(0, play("2H"), chance)
     assert state.to_act == (1,) and state.chain == 2
     assert state.legal_actions(1) == [play("2S"), DRAW]
-    with pytest.raises(IllegalAction, match="answer with a two or draw the 2 cards you owe"):
+    with pytest.raises(
+        IllegalAction, match="answer the chain of 2 with a two, or draw the 2 cards"
+    ):
         state.check(1, play("4D"))
     state.apply(1, play("2S"), chance)
     assert state.chain == 4 and state.legal_actions(0) == [play("2C"), DRAW]
@@ -811,10 +813,10 @@ def test_last_card_off_there_is_nothing_to_announce_and_nobody_to_catch() -> Non
     state.apply(0, play("5H"), chance)
     assert state.legal_actions(1) == [play("9H")]
     assert "catchable" not in state.view(None) and "catchable" not in state.to_json()
-    with pytest.raises(IllegalAction, match="no last-card catch"):
+    with pytest.raises(IllegalAction, match="plays without the last card"):
         state.apply(1, catch(0), chance)
     state, chance = arrange([["5H", "KC"], ["9H", "2C"]], pile=["4H"])
-    with pytest.raises(IllegalAction, match="no last card to announce"):
+    with pytest.raises(IllegalAction, match="plays without the last card"):
         state.apply(0, announced(play("5H")), chance)
 
 

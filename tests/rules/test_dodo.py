@@ -303,13 +303,13 @@ def test_with_nothing_that_fits_you_draw_until_a_card_fits_in_one_action() -> No
 def test_there_is_no_drawing_while_a_card_fits() -> None:
     state, _ = arrange([["5H", "2C"], ["3D"], ["6D"]], pile=["KH"], stock=["3C"])
     assert DRAW not in state.legal_actions(0)
-    refused(state, 0, DRAW, "you cannot draw while a card in your hand fits")
+    refused(state, 0, DRAW, "you cannot draw while you hold a card that plays")
 
 
 def test_there_is_no_passing_while_you_can_draw() -> None:
     state, _ = arrange([["2C"], ["3D"], ["6D"]], pile=["KH"], stock=["3C"])
     assert state.legal_actions(0) == [DRAW]
-    refused(state, 0, PASS, "there is no passing while you can play or draw")
+    refused(state, 0, PASS, "you may pass only when nothing plays and there is nothing to draw")
 
 
 def test_the_card_drawn_goes_down_first_alone_or_with_others_of_its_rank() -> None:
@@ -324,7 +324,7 @@ def test_the_card_drawn_goes_down_first_alone_or_with_others_of_its_rank() -> No
     ]
     refused(state, 0, lay("5C", "5H"), "you drew 5H, which fits: it goes down first")
     refused(state, 0, lay("KC"), "you drew 5H, which fits: it goes down first")
-    refused(state, 0, DRAW, "you drew 5H, which fits: lay it")
+    refused(state, 0, DRAW, "you drew 5H, which plays, so you must play it")
     state.apply(0, lay("5H", "5D", "5C"), chance)
     assert state.hands[0] == ["KC", "KD"] and state.suit_to_follow == "C"
 
@@ -355,7 +355,7 @@ def test_when_the_stock_runs_out_the_pile_below_its_top_card_is_shuffled_into_a_
 def test_with_nothing_that_fits_and_nothing_to_draw_you_pass() -> None:
     state, chance = arrange([["2C"], ["3D", "9D"], ["6D"]], pile=["9H"])
     assert state.legal_actions(0) == [PASS]
-    refused(state, 0, DRAW, "there is nothing left to draw: pass")
+    refused(state, 0, DRAW, "there is nothing to draw: pass")
     events = state.apply(0, PASS, chance)
     assert public(events, "pass") == [{"type": "pass", "seat": 0}]
     assert state.to_act == (1,)
@@ -451,9 +451,9 @@ def test_lay_several_eights_and_only_the_suit_named_for_the_last_stands() -> Non
 
 def test_eights_without_a_suit_or_a_suit_without_an_eight_are_refused() -> None:
     state, _ = arrange([["8S", "5C", "KD"], ["3D"], ["6D"]], pile=["KC"])
-    refused(state, 0, lay("8S"), 'eights name the suit to follow: add "suit"')
-    refused(state, 0, lay("8S", suit="X"), 'eights name the suit to follow: add "suit"')
-    refused(state, 0, lay("5C", suit="D"), "only eights name a suit")
+    refused(state, 0, lay("8S"), 'an eight calls a suit: add "suit"')
+    refused(state, 0, lay("8S", suit="X"), 'an eight calls a suit: add "suit"')
+    refused(state, 0, lay("5C", suit="D"), "only an eight calls a suit")
 
 
 # -- Twos and fours: one chain (interpretations 5 and 6) -----------------------------------
@@ -550,8 +550,8 @@ def test_the_player_facing_a_chain_is_asked_even_without_a_two_or_a_four() -> No
 def test_an_eight_does_not_answer_a_chain_and_nothing_but_a_two_or_four_does() -> None:
     state, chance = arrange([["2H", "5C"], ["8C", "9H", "4S"], ["6D"]], pile=["KH"])
     state.apply(0, lay("2H"), chance)
-    refused(state, 1, lay("8C", suit="H"), "answer the chain of 2 with twos or fours")
-    refused(state, 1, lay("9H"), "answer the chain of 2 with twos or fours")
+    refused(state, 1, lay("8C", suit="H"), "answer the chain of 2 with a two or a four")
+    refused(state, 1, lay("9H"), "answer the chain of 2 with a two or a four")
     refused(state, 1, PASS, "answer the chain of 2 with a two or a four, or draw the 2 cards")
 
 
@@ -836,8 +836,8 @@ def test_a_red_queen_does_nothing(queen: str) -> None:
 def test_the_swap_is_compulsory_and_never_with_yourself() -> None:
     state, chance = arrange([["QS", "5C", "5S"], ["3D"], ["6D"]], pile=["QH"], full_stock=True)
     state.apply(0, lay("QS"), chance)
-    reason = "first choose whose hand to take for your black queen (1 swap to go)"
-    refused(state, 0, swap(0), reason)
+    refused(state, 0, swap(0), "you cannot swap hands with yourself")
+    reason = "first choose whose hand to take for your black queen (swaps to go: 1)"
     refused(state, 0, lay("5S"), reason)
     refused(state, 0, DRAW, reason)
     refused(state, 0, PASS, reason)
@@ -915,7 +915,7 @@ def test_a_play_down_to_one_card_is_listed_with_and_without_the_announcement() -
     assert lay("9C", announce=True) not in legal
     state, _ = arrange([["5H", "6H", "KC"], ["3D"], ["6D"]], pile=["4H"])
     assert state.legal_actions(0) == [lay("5H"), lay("6H")]
-    refused(state, 0, lay("5H", announce=True), "only with a play that leaves you one card")
+    refused(state, 0, lay("5H", announce=True), "only with the play that leaves you one card")
     refused(state, 0, {**lay("5H"), "announce": False}, '"announce": true, or no "announce"')
 
 
@@ -1483,8 +1483,8 @@ def test_the_state_survives_json_mid_turn() -> None:
         (0, lay("5H", "5H"), "you do not hold 5H as many times"),
         (0, lay("TC"), "TC does not match KH or the suit to follow, H"),
         (0, {**lay("5H"), "announce": 1}, '"announce": true, or no "announce"'),
-        (0, DRAW, "you cannot draw while a card in your hand fits"),
-        (0, PASS, "there is no passing"),
+        (0, DRAW, "you cannot draw while you hold a card that plays"),
+        (0, PASS, "you may pass only when nothing plays"),
         (0, swap(1), "a swap follows only a black queen"),
         (0, catch(1), "nobody may be caught now"),
         (0, LAST_CARD, "only a player who went down to one card"),

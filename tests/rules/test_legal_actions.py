@@ -1,0 +1,176 @@
+"""The legal actions a state keeps for its position, and what a caller may do with them.
+
+A client asks ``legal_actions`` and then ``apply`` checks the action it sends
+against the same list, so a state works each seat's legal actions out once for
+its position (``GameState._legal``), and the Crazy Eights family lists actions
+made once and shared by every state (``plays_on``, ``rank_plays``). Hence these
+promises: every change of position (``apply``, ``forfeit``, ``restore``)
+forgets them; every call hands out a new list of new actions, so a caller that
+changes what it was given changes nothing; and in seeded random matches of
+every game, every seat's legal actions are always those of the same position
+loaded afresh. The position digests a state saves (``seen``) are pinned: a
+saved state must find the positions it held under the names it gave them.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from games.rules import GameState, IllegalAction, find_ruleset
+from games.rules.base import STANDARD_PACK, SUITS
+from games.rules.chance import SEED_BYTES, SeededChance
+from games.rules.crazy_eights import CrazyEights, plays_on
+from tests.rules.stacked import DRAW, arrange
+
+# Every game, with house rules that bring calls out of turn, chains and two packs in.
+GAMES = [
+    ("crazy-eights", 4, {}),
+    ("crazy-8", 2, {"last_card": True, "twos_draw_two": True, "twos_stack": True}),
+    ("crazy-8", 6, {"more_players": True, "last_card": True, "voluntary_draw": True}),
+    ("dodo", 3, {}),
+    ("dodo", 7, {}),
+]
+
+
+def new_game(game: str, seats: int, options: dict[str, Any], number: int) -> tuple[Any, Any]:
+    chance = SeededChance(bytes([number]) * SEED_BYTES)
+    state, _ = find_ruleset(game).new_game(seats, options, chance)
+    return state, chance
+
+
+def afresh(state: GameState) -> GameState:
+    """The same position, loaded from its saved form: nothing kept from before."""
+    return state.ruleset.load(json.loads(json.dumps(state.to_json())))
+
+
+def every_seat(state: GameState) -> list[list[dict[str, Any]]]:
+    return [state.legal_actions(seat) for seat in range(state.seats)]
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), GAMES)
+def test_every_seat_s_legal_actions_are_always_those_of_the_position_loaded_afresh(
+    game: str, seats: int, options: dict[str, Any]
+) -> None:
+    for number in range(2):
+        state, chance = new_game(game, seats, options, number)
+        policy = random.Random(number)
+        while not state.is_over:
+            assert every_seat(state) == every_seat(afresh(state))
+            # Any seat with something to do acts: calls out of turn too.
+            seat = policy.choice([s for s, legal in enumerate(every_seat(state)) if legal])
+            state.apply(seat, policy.choice(state.legal_actions(seat)), chance)
+        assert every_seat(state) == [[]] * seats
+
+
+def test_apply_forgets_the_legal_actions_of_the_position_before() -> None:
+    # Seat 0 holds nothing that plays on 5C, so it draws 5D, which plays: now it must play it.
+    state, chance = arrange(CrazyEights(), [["7H", "KD"], ["9D", "2S"]], ["5C"], ["5D", "JS"])
+    assert state.legal_actions(0) == [DRAW]
+    state.apply(0, DRAW, chance)
+    assert state.legal_actions(0) == [{"type": "play", "card": "5D"}]
+    state.apply(0, {"type": "play", "card": "5D"}, chance)
+    assert state.legal_actions(0) == []
+    assert state.legal_actions(1) == [{"type": "play", "card": "9D"}]
+
+
+def test_a_forfeit_leaves_nobody_any_legal_action() -> None:
+    state, _ = new_game("dodo", 3, {}, 1)
+    (seat,) = state.to_act
+    assert state.legal_actions(seat)
+    state.forfeit(seat, "resigned")
+    assert every_seat(state) == [[], [], []]
+
+
+def test_restore_forgets_the_legal_actions_of_the_position_before() -> None:
+    state, chance = new_game("crazy-eights", 3, {}, 2)
+    saved = state.to_json()
+    before = every_seat(state)
+    (seat,) = state.to_act
+    state.apply(seat, before[seat][0], chance)
+    after = every_seat(state)
+    assert after != before
+    state.restore(saved)
+    assert every_seat(state) == before
+    state.restore(afresh(state).to_json())
+    assert every_seat(state) == before
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), GAMES)
+def test_each_call_hands_out_a_new_list_of_new_actions(
+    game: str, seats: int, options: dict[str, Any]
+) -> None:
+    state, _ = new_game(game, seats, options, 3)
+    (seat,) = state.to_act
+    first, second = state.legal_actions(seat), state.legal_actions(seat)
+    assert first == second and first is not second
+    for one, other in zip(first, second, strict=True):
+        assert one is not other
+        assert all(one[name] is not other[name] for name in one if type(one[name]) is list)
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), GAMES)
+def test_a_caller_that_changes_the_legal_actions_it_was_given_changes_nothing(
+    game: str, seats: int, options: dict[str, Any]
+) -> None:
+    state, chance = new_game(game, seats, options, 4)
+    (seat,) = state.to_act
+    before = state.legal_actions(seat)
+    given = state.legal_actions(seat)
+    changed = given[0]
+    for action in given:
+        for value in action.values():
+            if type(value) is list:
+                value.append("AS")  # Dodo's cards
+        action["type"] = "play"
+        action["card"] = "JOKER"
+    given.append({"type": "pass"})
+    given.reverse()
+    assert state.legal_actions(seat) == before
+    with pytest.raises(IllegalAction):
+        state.check(seat, changed)
+    state.apply(seat, before[0], chance)  # what was legal still is
+
+
+def test_the_plays_listed_on_each_top_card_and_called_suit_are_those_the_rule_allows() -> None:
+    state, _ = arrange(CrazyEights(), [["AC"], ["AD"]], ["5C"])
+    for top in STANDARD_PACK:
+        for called in (None, *SUITS):
+            state.pile, state.called_suit = [top], called
+            table = plays_on(top, called)
+            for card in STANDARD_PACK:
+                if not state.plays(card):
+                    expected = []
+                elif card[0] == "8":
+                    expected = [{"type": "play", "card": card, "suit": s} for s in SUITS]
+                else:
+                    expected = [{"type": "play", "card": card}]
+                assert list(table[card]) == expected, (top, called, card)
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "options", "number", "digests"),
+    [
+        ("dodo", 4, {}, 4, ["59c54e97dbbde6ab", "215fae9519bff663", "3317e4a1a6b16411"]),
+        (
+            "crazy-8",
+            3,
+            {"more_players": True, "last_card": True},
+            5,
+            ["ccbebfd5adffbcef", "00f4cffd7b38fdae", "1389d754e24bb1c4"],
+        ),
+    ],
+)
+def test_the_positions_held_are_named_as_saved_states_name_them(
+    game: str, seats: int, options: dict[str, Any], number: int, digests: list[str]
+) -> None:
+    """Digests as crazy-8/3 and dodo/2 first saved them: the first three a seeded match notes."""
+    state, chance = new_game(game, seats, options, number)
+    policy = random.Random(number)
+    while len(state.seen) < 3:
+        (seat,) = state.to_act
+        state.apply(seat, policy.choice(state.legal_actions(seat)), chance)
+    assert state.seen[:3] == digests
