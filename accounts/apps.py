@@ -6,5 +6,5 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Registers the outbox handler that mails verification links.
-        from accounts import verification  # noqa: F401
+        # Registers the outbox handlers that mail verification and password reset links.
+        from accounts import password_reset, verification  # noqa: F401

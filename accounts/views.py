@@ -191,14 +191,15 @@ def verify_email_page(request: HttpRequest, token: str) -> HttpResponse:
     Opening the link changes nothing, so that a mail scanner that follows every
     link cannot verify an address for someone who never asked.
     """
+    # "account", not "user": the page's own "user" is whoever is logged in (base.html's nav).
     context: dict[str, Any] = {"token": token}
     try:
         if request.method == "POST":
-            context["user"] = email_verify(token=token)
+            context["account"] = email_verify(token=token)
             context["verified"] = True
         else:
-            context["user"] = user_for_token(token)
-            context["verified"] = email_verified(context["user"])
+            context["account"] = user_for_token(token)
+            context["verified"] = email_verified(context["account"])
     except ServiceError as error:
         context["error"] = error.message
         return render(request, "accounts/verify_email.html", context, status=400)

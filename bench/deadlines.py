@@ -29,7 +29,6 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -40,38 +39,15 @@ os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "false")
 os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
+from bench.database import fresh_database  # noqa: E402
+
 INDEX = "table_playing_deadline"
 BATCH = 2000
 FAR = timedelta(days=1)
 
 
-def ensure_database(url: str) -> None:
-    """CREATE DATABASE if it does not exist yet."""
-    import psycopg
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    admin = parts._replace(path="/postgres").geturl()
-    with psycopg.connect(admin, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{name}"')
-            print(f"created database {name}")
-
-
 def setup() -> None:
-    ensure_database(os.environ["DATABASE_URL"])
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        sys.exit("bench/deadlines.py needs PostgreSQL: set DATABASE_URL=postgres://...")
-    call_command("migrate", verbosity=0)
-    with connection.cursor() as cursor:
-        cursor.execute("TRUNCATE games_table RESTART IDENTITY CASCADE")
+    fresh_database("bench/deadlines.py", "games_table")
 
 
 # -- building the tables --------------------------------------------------------------

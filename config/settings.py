@@ -277,6 +277,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "config.context_processors.waiting_count",
             ],
         },
     },
@@ -331,6 +332,8 @@ FAIRDEAL_MAX_OPEN_TABLES = env.int("FAIRDEAL_MAX_OPEN_TABLES", default=10)
 FAIRDEAL_OPEN_TABLE_SECONDS = env.int("FAIRDEAL_OPEN_TABLE_SECONDS", default=7 * 24 * 3600)
 # How often Celery beat sweeps for passed deadlines, in seconds.
 FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=5.0)
+# How often an open table page asks whether the table has moved (ms): docs/pages.md.
+FAIRDEAL_POLL_MS = env.int("FAIRDEAL_POLL_MS", default=2000)
 # The health endpoint reports beat dead or silent when the last completed sweep is
 # older than this many intervals (and never less than ten seconds).
 FAIRDEAL_HEALTH_SWEEP_INTERVALS = env.float("FAIRDEAL_HEALTH_SWEEP_INTERVALS", default=4.0)
@@ -382,6 +385,10 @@ FAIRDEAL_LOGIN_MAX_LOCK_SECONDS = env.int("FAIRDEAL_LOGIN_MAX_LOCK_SECONDS", def
 FAIRDEAL_LOGIN_FAILURE_MEMORY_SECONDS = 24 * 3600
 FAIRDEAL_LOGIN_ADDRESS_RATE = env.str("FAIRDEAL_LOGIN_ADDRESS_RATE", default="30/hour")
 AUTHENTICATION_BACKENDS = ["accounts.backends.CaseInsensitiveModelBackend"]
+# The pages log in by session (accounts/pages.py); the API by token.
+LOGIN_URL = "login-page"
+LOGIN_REDIRECT_URL = "my-tables"
+LOGOUT_REDIRECT_URL = "home"
 # E-mail verification links work this long; a new one may be asked for this often.
 FAIRDEAL_VERIFY_EMAIL_MAX_AGE = env.int("FAIRDEAL_VERIFY_EMAIL_MAX_AGE", default=3 * 24 * 3600)
 FAIRDEAL_VERIFY_EMAIL_RESEND_SECONDS = 60

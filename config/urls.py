@@ -14,6 +14,7 @@ urlpatterns = [
     path("api/", include("games.urls")),
     path("api/", include("fairplay.urls")),
     path("", include("fairplay.page_urls")),
+    path("", include("games.page_urls")),
     path("accounts/", include("accounts.page_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's init script at its own URL (?script=), not inline,

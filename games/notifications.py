@@ -22,14 +22,16 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError, connection, transaction
 from django.db.models import DurationField, Exists, ExpressionWrapper, F, OuterRef, Value
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.timesince import timeuntil
 
 from accounts.models import wants_mail
 from games import outbox
 from games.models import CANCELLED, Move, Notice, Seat, Table
-from games.rules import find_ruleset
+from games.rules import Event, find_ruleset
 from games.rules.base import RESIGNED, TIMEOUT
+from games.selectors import seat_names
 
 logger = logging.getLogger(__name__)
 
@@ -231,7 +233,8 @@ def _game_name(table: Table) -> str:
 
 
 def _table_link(table: Table) -> str:
-    return f"{settings.FAIRDEAL_BASE_URL}/api/tables/{table.pk}/"
+    """The table's page: where a person plays (the API's address is for clients)."""
+    return settings.FAIRDEAL_BASE_URL + reverse("table-page", args=[table.pk])
 
 
 def _deadline_text(deadline: datetime, now: datetime) -> str:
@@ -242,9 +245,40 @@ def _deadline_text(deadline: datetime, now: datetime) -> str:
 
 def _turn_off(kind: str) -> str:
     return (
-        f"To stop this kind of mail, send {PREFERENCES} with "
-        f'{{"mail": {{"{kind}": false}}}} (and your API token).'
+        f"To stop this kind of mail, untick it in your settings: "
+        f"{settings.FAIRDEAL_BASE_URL}{reverse('settings')} "
+        f'(or send {PREFERENCES} with {{"mail": {{"{kind}": false}}}} and your API token).'
     )
+
+
+# The most moves a "your turn" mail tells of, since the player's own last move.
+MAIL_MOVES = 8
+
+
+def _since_your_move(table: Table, seat: Seat) -> list[str]:
+    """What happened since ``seat`` last moved, in the game's own words, as anybody saw it.
+
+    Public events only: a mail may be read by more eyes than the table page,
+    so not even the player's own draws are in it.
+    """
+    moves = list(table.moves.exclude(seq=0).order_by("-seq")[:MAIL_MOVES])
+    since = []
+    for move in moves:
+        if move.seat == seat.number:
+            break
+        since.append(move)
+    if not since:
+        return []
+    ruleset = find_ruleset(table.game, table.ruleset_version)
+    names = seat_names(table)
+    lines = [
+        ruleset.event_text(event.for_seat(None), names)
+        for move in reversed(since)
+        for event in map(Event.from_json, move.events)
+        if event.chance is None  # a shuffle happened: nothing to tell
+    ]
+    more = " (and before that, more)" if len(since) == len(moves) == MAIL_MOVES else ""
+    return ["", f"Since your last move{more}:", *(f"- {line}" for line in lines)]
 
 
 def your_turn_mail(table: Table, seat: Seat, now: datetime) -> tuple[str, str]:
@@ -256,6 +290,7 @@ def your_turn_mail(table: Table, seat: Seat, now: datetime) -> tuple[str, str]:
             f"It is your turn at table {table.pk} ({_game_name(table)}), seat {seat.number}.",
             f"Your deadline: {_deadline_text(seat.deadline_at, now)}.",
             "If you have not moved by then, the game ends against you.",
+            *_since_your_move(table, seat),
             "",
             f"The table: {_table_link(table)}",
             "",
@@ -349,7 +384,7 @@ def cancelled_mail(table: Table, seat: Seat) -> tuple[str, str]:
             f"Table {table.pk} ({_game_name(table)}), where you had seat {seat.number}: {why}.",
             "No cards were dealt, so nobody won or lost anything.",
             "",
-            f"Open tables to join: {settings.FAIRDEAL_BASE_URL}/api/tables/",
+            f"Open tables to join: {settings.FAIRDEAL_BASE_URL}{reverse('lobby')}",
             "",
             _turn_off(Notice.Kind.GAME_OVER),
         ]

@@ -1,12 +1,51 @@
-"""Server-rendered pages."""
+"""Server-rendered pages: the home page, the lobby, a new table, joining one, and my tables.
+
+Thin, like the API's views: reads go through games.selectors and writes
+through games.services, the very functions the API calls; a refusal comes
+back as a sentence on the page, and a refused write changes nothing.
+"""
 
 from __future__ import annotations
 
+import logging
+import secrets
+from datetime import datetime
 from typing import Any
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.generic import TemplateView
+from redis.exceptions import RedisError
 
-from games.rules import RULESETS
+from config.errors import ServiceError
+from fairplay.models import Contribution
+from games import selectors, services
+from games.forms import (
+    DEFAULT_DEADLINE,
+    LobbyFilterForm,
+    OptionsForm,
+    TableForm,
+    deadline_words,
+    option_label,
+    sentence,
+    value_words,
+)
+from games.models import Seat, Table
+from games.rules import RULESETS, RulesError
+from games.rules.base import FINISHED, ordinal
+from games.rules.words import seat_name
+
+logger = logging.getLogger(__name__)
+
+LOBBY_PAGE_SIZE = 25
+ONCE_SECONDS = 24 * 3600  # how long a create form's one-time token is remembered once used
 
 
 class HomeView(TemplateView):
@@ -16,3 +55,314 @@ class HomeView(TemplateView):
         context = super().get_context_data(**kwargs)
         context["games"] = [ruleset.describe() for ruleset in RULESETS.values()]
         return context
+
+
+# -- words for tables -------------------------------------------------------------------
+
+
+def game_name(game: str) -> str:
+    ruleset = RULESETS.get(game)
+    return ruleset.name if ruleset else game
+
+
+def options_in_words(game: str, options: dict[str, Any]) -> list[dict[str, str]]:
+    """The options of a table that differ from its game's preset, each with its explanation.
+
+    Empty when the table plays the rulebook's rules.
+    """
+    ruleset = RULESETS.get(game)
+    if ruleset is None:
+        return []
+    words = []
+    for option in ruleset.options:
+        if option.name in options and options[option.name] != option.default:
+            words.append(
+                {
+                    "name": option.name,
+                    "label": option_label(option.name),
+                    "value": value_words(option, options[option.name]),
+                    "description": sentence(option.description),
+                }
+            )
+    return words
+
+
+def _when(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def _result_words(summary: dict[str, Any]) -> str:
+    """How a finished table ended for the viewer: their place, total, and why it ended."""
+    result = summary["result"] or {}
+    seat = summary["your_seat"]
+    places, totals = result.get("places") or [], result.get("totals") or []
+    if seat is None or seat >= len(places):
+        return "finished"
+    mine = f"you came {ordinal(places[seat])} of {len(places)}"
+    if seat < len(totals):
+        mine += f", with {totals[seat]} points"
+    reason, forfeit = result.get("reason"), result.get("seat")
+    if reason == FINISHED or forfeit is None:
+        return sentence(mine)
+    who = "you" if forfeit == seat else _player(summary, forfeit)
+    how = "resigned" if reason == "resigned" else "missed a deadline"
+    return sentence(f"{mine}; {who} {how}")
+
+
+def _player(summary: dict[str, Any], seat: int) -> str:
+    players = summary["players"]
+    return (players[seat] if seat < len(players) else None) or seat_name(seat)
+
+
+def _lobby_row(summary: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": summary["id"],
+        "game": summary["game"],
+        "game_name": game_name(summary["game"]),
+        "seat_count": summary["seat_count"],
+        "taken": summary["seat_count"] - summary["free_seats"],
+        "players": [name for name in summary["players"] if name],
+        "deadline_words": deadline_words(summary["deadline_seconds"]),
+        "options": options_in_words(summary["game"], summary["options"]),
+        "rated": summary["rated"],
+        "created_by": summary["created_by"],
+        "created_at": _when(summary["created_at"]),
+    }
+
+
+def _my_row(summary: dict[str, Any], user_name: str) -> dict[str, Any]:
+    status = summary["status"]
+    row = {
+        "id": summary["id"],
+        "game_name": game_name(summary["game"]),
+        "status": status,
+        "players": [name if name != user_name else "you" for name in summary["players"] if name],
+        "seat_count": summary["seat_count"],
+        "deadline_words": deadline_words(summary["deadline_seconds"]),
+        "your_turn": summary["your_turn"],
+        "deadline": _when(
+            summary["your_deadline"] if summary["your_turn"] else summary["deadline"]
+        ),
+        "state_words": "",
+    }
+    if status == Table.Status.OPEN:
+        missing = summary["free_seats"]
+        row["state_words"] = f"Waiting for {missing} more player{'' if missing == 1 else 's'}."
+    elif status == Table.Status.PLAYING and not summary["your_turn"]:
+        names = ", ".join(_player(summary, seat) for seat in summary["to_act"])
+        row["state_words"] = f"Waiting on {names}." if names else "Playing."
+    elif status == Table.Status.PLAYING:
+        row["state_words"] = "Your move."
+    elif status == Table.Status.FINISHED:
+        row["state_words"] = _result_words(summary)
+    return row
+
+
+# -- the lobby ------------------------------------------------------------------------
+
+
+@require_safe
+def lobby(request: HttpRequest) -> HttpResponse:
+    """The open tables anybody may look at, filtered by game and deadline, a page at a time."""
+    form = LobbyFilterForm(request.GET)
+    problems: list[str] = []
+    if not form.is_valid():
+        problems.append("Some filters were not understood and were left out.")
+        problems.extend(form.errors.get("page", []))
+    page_number = form.cleaned_data.get("page") or 1
+    filters = form.filters()
+    try:
+        page = selectors.open_tables(
+            request.user, **filters, page=page_number, page_size=LOBBY_PAGE_SIZE
+        )
+    except selectors.PageOutOfRange as error:
+        problems.append(sentence(error.message))
+        page = selectors.open_tables(request.user, **filters, page=1, page_size=LOBBY_PAGE_SIZE)
+
+    def page_link(number: int) -> str:
+        return "?" + urlencode({**filters, "page": number})
+
+    context = {
+        "form": form,
+        "problems": problems,
+        "rows": [_lobby_row(summary) for summary in page.tables],
+        "page": page,
+        "filtered": bool(filters),
+        "next_link": page_link(page.page + 1) if page.has_next else None,
+        "previous_link": page_link(page.page - 1) if page.has_previous else None,
+        "login_url": f"{reverse('login-page')}?{urlencode({'next': request.get_full_path()})}",
+    }
+    return render(request, "games/lobby.html", context, status=400 if problems else 200)
+
+
+# -- a new table ------------------------------------------------------------------------
+
+
+def _claim_once(user: Any, token: str) -> bool:
+    """Whether this create form is sent for the first time: a double click makes one table.
+
+    ``cache.add`` is atomic, so of two requests racing with the same token one wins.
+    """
+    try:
+        return cache.add(f"table-new-once:{user.pk}:{token}", True, timeout=ONCE_SECONDS)
+    except RedisError:
+        logger.warning("the cache cannot be reached: a double-sent create form is not caught")
+        return True
+
+
+def _receipt(table: Table, seat: int) -> str | None:
+    contribution = Contribution.objects.filter(table=table, seat=seat).first()
+    return contribution.receipt if contribution else None
+
+
+def _entropy_words(receipt: str | None) -> str:
+    if receipt:
+        return f"Your browser added its own random bytes to the seed; their receipt is {receipt}."
+    return "Your browser added no random bytes of its own (scripts were off)."
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def table_new(request: HttpRequest) -> HttpResponse:
+    """The form of a new table, built from the catalogue; on success, the new table's page."""
+    option_forms = {game: OptionsForm(ruleset) for game, ruleset in RULESETS.items()}
+    if request.method != "POST":
+        chosen = request.GET.get("game")
+        form = TableForm(
+            initial={
+                "game": chosen if chosen in RULESETS else next(iter(RULESETS)),
+                "seats": 2,
+                "deadline": DEFAULT_DEADLINE,
+                "once": secrets.token_urlsafe(16),
+            }
+        )
+        return _table_new_page(request, form, option_forms)
+
+    form = TableForm(request.POST)
+    game = request.POST.get("game")
+    options = None
+    if game in RULESETS:
+        options = option_forms[game] = OptionsForm(RULESETS[game], request.POST)
+    valid = form.is_valid()  # every form checked, so that every mistake is shown at once
+    if options is not None and options.is_valid() and valid:
+        data = form.cleaned_data
+        if not _claim_once(request.user, data["once"]):
+            messages.info(
+                request,
+                "That form had already been sent: one table was made from it, not two. "
+                "Here are your tables.",
+            )
+            return redirect("my-tables")
+        try:
+            with transaction.atomic():
+                table = services.table_create(
+                    user=request.user,
+                    game=data["game"],
+                    seats=data["seats"],
+                    deadline=data["deadline"],
+                    rated=data["rated"],
+                    options=options.options(),
+                    entropy=data["entropy"] or None,
+                )
+                receipt = _receipt(table, 0)
+        except RulesError as error:
+            if error.code == "invalid_seats":
+                form.add_error("seats", sentence(error.message))
+            else:
+                options.add_error(None, sentence(error.message))
+        except services.InvalidRequest as error:
+            form.add_error("deadline", sentence(error.message))
+        except ServiceError as error:
+            form.add_error(None, sentence(error.message))
+        else:
+            messages.success(
+                request,
+                f"Table {table.pk} is open: {game_name(table.game)}, {table.seat_count} seats, "
+                f"{deadline_words(table.deadline_seconds)} a move; you sit in seat 0. "
+                f"Its seed is committed: SHA-256 {table.commitment}. {_entropy_words(receipt)}",
+            )
+            return redirect("table-page", table.pk)
+    # Sent again, the form is a new request: it gets a new one-time token.
+    # The browser adds fresh entropy when it sends the form again.
+    form.data = form.data.copy()
+    form.data["once"] = secrets.token_urlsafe(16)
+    form.data["entropy"] = ""
+    return _table_new_page(request, form, option_forms, status=400)
+
+
+def _table_new_page(
+    request: HttpRequest,
+    form: TableForm,
+    option_forms: dict[str, OptionsForm],
+    status: int = 200,
+) -> HttpResponse:
+    chosen = form["game"].value()
+    errors = [*form.non_field_errors(), *form.hidden_errors()]
+    for name, field in form.fields.items():
+        if not field.widget.is_hidden:
+            errors.extend(f"{field.label or name.capitalize()}: {e}" for e in form[name].errors)
+    for game, options in option_forms.items():
+        if game == chosen and options.is_bound:
+            name = options.ruleset.name
+            errors.extend(f"{name}: {e}" for e in options.non_field_errors())
+            errors.extend(e for field in options.fields for e in options[field].errors)
+    context = {
+        "form": form,
+        "option_forms": list(option_forms.values()),
+        "chosen": chosen,
+        "errors": errors,
+    }
+    return render(request, "games/table_new.html", context, status=status)
+
+
+# -- joining a table -----------------------------------------------------------------------
+
+
+@require_POST
+def table_join(request: HttpRequest, table_id: int) -> HttpResponse:
+    """Take a free seat, with the browser's contribution to the seed; then the table's page."""
+    if not request.user.is_authenticated:
+        messages.info(request, "Log in to take a seat; then join the table again.")
+        return redirect(f"{reverse('login-page')}?{urlencode({'next': reverse('lobby')})}")
+    entropy = request.POST.get("entropy") or None
+    try:
+        with transaction.atomic():
+            table = services.table_join(table_id=table_id, user=request.user, entropy=entropy)
+            seat = Seat.objects.get(table=table, user=request.user).number
+            receipt = _receipt(table, seat)
+    except services.AlreadySeated:
+        # A second click on Join lands here: the first one seated the player.
+        messages.info(request, f"You already have a seat at table {table_id}.")
+        return redirect("table-page", table_id)
+    except (ServiceError, RulesError) as error:
+        messages.error(request, f"You could not join table {table_id}: {sentence(error.message)}")
+        return redirect("lobby")
+    started = (
+        " Every seat is taken: the cards are dealt." if table.status != Table.Status.OPEN else ""
+    )
+    messages.success(
+        request,
+        f"You sit in {seat_name(seat)} at table {table.pk} ({game_name(table.game)}). "
+        f"Its seed is committed: SHA-256 {table.commitment}. {_entropy_words(receipt)}{started}",
+    )
+    return redirect("table-page", table.pk)
+
+
+# -- my tables ---------------------------------------------------------------------------
+
+
+@login_required
+@require_safe
+def my_tables(request: HttpRequest) -> HttpResponse:
+    """The player's tables: those waiting on them first, then the others, then the finished."""
+    rows = [
+        _my_row(summary, request.user.username) for summary in selectors.my_tables(request.user)
+    ]
+    context = {
+        "waiting": [row for row in rows if row["your_turn"]],
+        "others": [
+            row for row in rows if not row["your_turn"] and row["status"] != Table.Status.FINISHED
+        ],
+        "finished": [row for row in rows if row["status"] == Table.Status.FINISHED],
+    }
+    return render(request, "games/my_tables.html", context)

@@ -810,7 +810,7 @@ def same_json(a: Any, b: Any) -> bool:
     if kind is dict:
         if a.keys() != b.keys():
             return False
-        pairs = zip(a.values(), map(b.__getitem__, a))
+        pairs = zip(a.values(), map(b.__getitem__, a), strict=True)
     elif kind is list:
         if len(a) != len(b):
             return False

@@ -251,6 +251,13 @@ _CHANCE_WORDS = {
 }
 
 
+def _by_seat(numbers: list[int], names: Names) -> str:
+    """``ann 35, ben 0``: one number per seat, each after its seat's name."""
+    if not isinstance(numbers, list) or not all(type(n) is int for n in numbers):
+        raise TypeError("one whole number per seat")
+    return ", ".join(f"{names(seat)} {number}" for seat, number in enumerate(numbers))
+
+
 class EightsState(GameState):
     """A match of Crazy Eights, and the base of the family's states. Stock and pile keep their top card last."""
 
@@ -758,8 +765,8 @@ class CrazyEights(Ruleset):
             else ""
         )
         return (
-            f"hand {event['hand']} {how}: scores {quote(event['scores'])}, "
-            f"totals {quote(event['totals'])}{queens}"
+            f"hand {event['hand']} {how}: scores {_by_seat(event['scores'], names)}; "
+            f"totals {_by_seat(event['totals'], names)}{queens}"
         )
 
     def target(self, seats: int, options: Mapping[str, Any]) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import timedelta
 from typing import Any
@@ -14,11 +15,15 @@ from django.utils import timezone
 from accounts.models import MailPreferences
 from games import notifications, services
 from games.models import Notice, Seat, Table
+from games.rules import Event, find_ruleset
+from games.selectors import seat_names
 from tests.factories import at_once, make_users, started_table
 
 pytestmark = pytest.mark.django_db
 
 CARD = re.compile(r"\b[A2-9TJQK][CDHS]\b")
+# The fields of public events that name a card laid face up.
+PUBLIC_CARDS = ("card", "cards", "starter")
 
 
 @pytest.fixture
@@ -79,9 +84,16 @@ def assert_no_secrets(outbox: list[mail.EmailMessage], *tables: Table) -> None:
         seeds += [bytes(table.server_seed).hex()]
         if table.game_seed is not None:
             seeds += [bytes(table.game_seed).hex()]
+    # The only cards a mail may name are those laid face up for everybody to see.
+    shown: set[str] = set()
+    for table in tables:
+        for move in table.moves.all():
+            for event in move.events:
+                public = event["public"]
+                shown |= set(CARD.findall(json.dumps([public.get(k) for k in PUBLIC_CARDS])))
     for message in outbox:
         text = message.subject + "\n" + message.body
-        assert not CARD.search(text), (CARD.search(text), text)
+        assert set(CARD.findall(text)) <= shown, (set(CARD.findall(text)) - shown, text)
         for seed in seeds:
             assert seed not in text
 
@@ -100,7 +112,9 @@ def test_the_deal_mails_the_first_seat_to_act_its_turn(
     (message,) = mailoutbox
     assert message.to == [user.email]
     assert message.subject == f"Your turn at table {table.pk} (Crazy Eights)"
-    assert f"{settings.FAIRDEAL_BASE_URL}/api/tables/{table.pk}/" in message.body
+    assert f"{settings.FAIRDEAL_BASE_URL}/tables/{table.pk}/" in message.body
+    assert "/api/" not in message.body.split("PATCH")[0]  # a person's link, not the API's
+    assert f"{settings.FAIRDEAL_BASE_URL}/accounts/settings/" in message.body
     assert seat.deadline_at.isoformat() in message.body
     assert "UTC" in message.body
     assert "PATCH /api/accounts/me/" in message.body
@@ -123,6 +137,16 @@ def test_a_move_mails_the_next_seat_its_turn(
     (message,) = mailoutbox
     assert message.to == [second.email]
     assert message.subject.startswith(f"Your turn at table {table.pk}")
+    # What the other player did since, in the game's own words, as anybody saw it.
+    ruleset = find_ruleset(table.game)
+    said = [
+        ruleset.event_text(Event.from_json(event).for_seat(None), seat_names(table))
+        for move in table.moves.filter(seq__gt=0).order_by("seq")
+        for event in move.events
+        if "chance" not in event
+    ]
+    assert said and said[0].startswith(first.username)
+    assert "Since your last move:\n" + "\n".join(f"- {line}" for line in said) in message.body
     assert_no_secrets(mailoutbox, table)
 
 
@@ -182,7 +206,7 @@ def test_a_reminder_goes_when_the_share_of_the_time_is_left_and_only_once(
     assert message.to == [seat.user.email]
     assert message.subject.startswith(f"Reminder: your move at table {table.pk}")
     assert seat.deadline_at.isoformat() in message.body
-    assert f"/api/tables/{table.pk}/" in message.body
+    assert f"/tables/{table.pk}/" in message.body
     assert_no_secrets(mailoutbox, table)
 
 

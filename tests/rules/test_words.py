@@ -149,7 +149,8 @@ def test_names_come_from_the_caller() -> None:
                 "black_queens": [3],
                 "totals": [0, 63, 15, 73],
             },
-            "hand 1 won by seat 0: scores [0, 63, 15, 73], totals [0, 63, 15, 73]; "
+            "hand 1 won by seat 0: scores seat 0 0, seat 1 63, seat 2 15, seat 3 73; "
+            "totals seat 0 0, seat 1 63, seat 2 15, seat 3 73; "
             "caught holding a black queen: seat 3",
         ),
         (
@@ -163,7 +164,7 @@ def test_names_come_from_the_caller() -> None:
                 "blocked": True,
                 "totals": [9, 9],
             },
-            "hand 2 blocked, no winner: scores [4, 4], totals [9, 9]",
+            "hand 2 blocked, no winner: scores seat 0 4, seat 1 4; totals seat 0 9, seat 1 9",
         ),
         (
             "crazy-eights",

@@ -1,0 +1,363 @@
+"""The account pages: sign up, log in and out, a forgotten password, and settings.
+
+Thin views over the same services as the API (:mod:`accounts.services`,
+:mod:`accounts.verification`): a page only turns what they refuse into words
+on the form. The POSTs that the API counts per client address
+(``FAIRDEAL_ACCOUNTS_RATE``: registering, logging in) count here under the
+same key, and logging in passes the same :class:`~accounts.throttling.LoginGuard`,
+so the pages add no way around either. The counters live in the shared cache;
+when it cannot be reached a page says so (503) and changes nothing, as the
+API does.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from functools import wraps
+from types import SimpleNamespace
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login, logout, update_session_auth_hash
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
+from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
+from django.views.decorators.http import require_http_methods
+from redis.exceptions import RedisError
+from rest_framework.authtoken.models import Token
+
+from accounts.forms import (
+    LoginForm,
+    MailPreferencesForm,
+    PasswordChangeForm,
+    ResetPasswordForm,
+    ResetRequestForm,
+    SignupForm,
+)
+from accounts.models import MailPreferences, email_verified
+from accounts.services import (
+    EmailTaken,
+    UsernameTaken,
+    WrongPassword,
+    account_register,
+    password_change,
+    token_revoke,
+)
+from accounts.verification import verification_request
+from config.throttling import AddressRateThrottle, TooManyRequests, client_address
+
+logger = logging.getLogger(__name__)
+
+View = Callable[..., HttpResponse]
+
+# The API's public account views count under this scope (accounts.views.PublicAccountsView).
+_ACCOUNTS_SCOPE = SimpleNamespace(throttle_scope="accounts")
+
+
+def over_accounts_rate(request: HttpRequest) -> TooManyRequests | None:
+    """Count this request against the address's accounts rate; the refusal if it is over."""
+    throttle = AddressRateThrottle()
+    if throttle.allow_request(request, _ACCOUNTS_SCOPE):
+        return None
+    return TooManyRequests(wait=throttle.wait())
+
+
+def unavailable(request: HttpRequest) -> HttpResponse:
+    """503, in words: the shared cache (throttles, login locks) cannot be reached."""
+    response = render(request, "accounts/unavailable.html", status=503)
+    response["Retry-After"] = "30"
+    return response
+
+
+def cache_required(view: View) -> View:
+    """Answer :func:`unavailable` rather than a 500 when the cache is down.
+
+    Refusing is the safe side: without the counters a guesser would go unlimited.
+    """
+
+    @wraps(view)
+    def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except RedisError as error:
+            logger.error("the cache cannot be reached: %s", error)
+            return unavailable(request)
+
+    return guarded
+
+
+def _kept(request: HttpRequest, *names: str) -> dict[str, str]:
+    """What was typed in these fields, to show again on a form that was refused unread."""
+    return {name: str(request.POST.get(name, ""))[:254] for name in names}
+
+
+def refused(response: HttpResponse, refusal: TooManyRequests) -> HttpResponse:
+    response.status_code = refusal.status_code
+    response["Retry-After"] = str(refusal.wait)
+    return response
+
+
+# -- signing up, in and out --------------------------------------------------------------
+
+
+@sensitive_post_parameters("password1", "password2")
+@require_http_methods(["GET", "POST"])
+@cache_required
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        messages.info(request, f"You are signed in as {request.user.username} already.")
+        return redirect("my-tables")
+    if request.method != "POST":
+        return render(request, "accounts/signup.html", {"form": SignupForm()})
+    refusal = over_accounts_rate(request)
+    if refusal is not None:
+        form = SignupForm(initial=_kept(request, "username", "email"))
+        context = {"form": form, "refusal": refusal.detail}
+        return refused(render(request, "accounts/signup.html", context), refusal)
+    form = SignupForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            user, _ = account_register(
+                username=data["username"], email=data["email"], password=data["password1"]
+            )
+        except UsernameTaken as error:
+            form.add_error("username", error.message)
+        except EmailTaken as error:
+            form.add_error("email", error.message)
+        else:
+            login(request, user)
+            messages.success(
+                request,
+                f"Welcome, {user.username}. Please check your mail to verify your address "
+                f"({user.email}): until then we send you no game mail.",
+            )
+            return redirect("my-tables")
+    return render(request, "accounts/signup.html", {"form": form})
+
+
+class CountedPostMixin:
+    """A form page whose POSTs count against the accounts rate, as the API's do.
+
+    Over the rate, the form comes back unread (validating it would try the
+    password, or do the work), with what was typed in ``kept`` fields.
+    """
+
+    kept: tuple[str, ...] = ()
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            refusal = over_accounts_rate(request)
+            if refusal is None:
+                return super().post(request, *args, **kwargs)
+        except RedisError as error:
+            logger.error("the cache cannot be reached: %s", error)
+            return unavailable(request)
+        form_kwargs = self.get_form_kwargs()
+        form_kwargs.pop("data", None)
+        form_kwargs.pop("files", None)
+        form_kwargs["initial"] = {**form_kwargs.get("initial", {}), **_kept(request, *self.kept)}
+        form = self.get_form_class()(**form_kwargs)
+        context = self.get_context_data(form=form, refusal=refusal.detail)
+        return refused(self.render_to_response(context), refusal)
+
+
+class LoginPage(CountedPostMixin, auth_views.LoginView):
+    """Django's login page; each POST counts as the API's token requests do, then the guard."""
+
+    template_name = "accounts/login.html"
+    authentication_form = LoginForm
+    kept = ("username",)
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        response = super().form_invalid(form)
+        if form.refusal is not None:
+            return refused(response, form.refusal)
+        return response
+
+
+login_page = LoginPage.as_view()
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def logout_page(request: HttpRequest) -> HttpResponse:
+    """GET asks (a page with one button); only the POST, with its CSRF token, logs out.
+
+    The API token is left alone: a bot using it keeps working. Settings revoke it.
+    """
+    if request.method == "POST":
+        logout(request)
+        messages.success(request, "You are logged out.")
+        return redirect(settings.LOGOUT_REDIRECT_URL)
+    return render(request, "accounts/logout.html")
+
+
+# -- a forgotten password ----------------------------------------------------------------
+
+
+class PasswordResetPage(CountedPostMixin, auth_views.PasswordResetView):
+    """Asks for an address; the link goes through the outbox (:mod:`accounts.password_reset`).
+
+    Every valid request ends on the same "done" page, account or not.
+    """
+
+    template_name = "accounts/password_reset_form.html"
+    form_class = ResetRequestForm
+    success_url = reverse_lazy("password-reset-done")
+    kept = ("email",)
+
+
+class PasswordResetConfirmPage(auth_views.PasswordResetConfirmView):
+    template_name = "accounts/password_reset_confirm.html"
+    form_class = ResetPasswordForm
+    success_url = reverse_lazy("password-reset-complete")
+
+
+password_reset = PasswordResetPage.as_view()
+password_reset_done = auth_views.PasswordResetDoneView.as_view(
+    template_name="accounts/password_reset_done.html"
+)
+password_reset_confirm = PasswordResetConfirmPage.as_view()
+password_reset_complete = auth_views.PasswordResetCompleteView.as_view(
+    template_name="accounts/password_reset_complete.html"
+)
+
+
+# -- settings ----------------------------------------------------------------------------
+
+
+def settings_response(
+    request: HttpRequest,
+    *,
+    mail_form: MailPreferencesForm | None = None,
+    password_form: PasswordChangeForm | None = None,
+    shown_token: str | None = None,
+) -> HttpResponse:
+    """The settings page, with any bound form that has something to say."""
+    user = request.user
+    if mail_form is None:
+        # Read without writing: a player without a row gets every kind of mail.
+        preferences = MailPreferences.objects.filter(user=user).first() or MailPreferences()
+        mail_form = MailPreferencesForm(instance=preferences)
+    token = Token.objects.filter(user=user).values("created").first()
+    context = {
+        "email_verified": email_verified(user),
+        "mail_form": mail_form,
+        "password_form": password_form or PasswordChangeForm(user),
+        "token_created": token["created"] if token else None,
+        "shown_token": shown_token,
+    }
+    return render(request, "accounts/settings.html", context)
+
+
+def post_only(view: View) -> View:
+    """A settings action: login required, POST only; a GET goes back to the page."""
+
+    @wraps(view)
+    def action(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.method != "POST":
+            return redirect("settings")
+        return view(request, *args, **kwargs)
+
+    return never_cache(login_required(cache_required(action)))
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "HEAD"])
+def settings_page(request: HttpRequest) -> HttpResponse:
+    return settings_response(request)
+
+
+@post_only
+def settings_mail(request: HttpRequest) -> HttpResponse:
+    """Which mail to get: the checked kinds on, the others off (as ``PATCH /api/accounts/me/``)."""
+    form = MailPreferencesForm(request.POST, instance=MailPreferences.for_user(request.user))
+    if not form.is_valid():
+        return settings_response(request, mail_form=form)
+    form.save()
+    messages.success(request, "Your mail settings are saved.")
+    return redirect("settings")
+
+
+@post_only
+def settings_verify_email(request: HttpRequest) -> HttpResponse:
+    """Mail a new verification link, at most once a minute (as ``POST /api/accounts/me/verify-email/``)."""
+    user = request.user
+    if not user.email:
+        messages.error(request, "Your account has no e-mail address to verify.")
+    elif email_verified(user):
+        messages.info(request, "Your e-mail address is verified already.")
+    else:
+        wait = settings.FAIRDEAL_VERIFY_EMAIL_RESEND_SECONDS
+        # The API's key: one link a minute, whichever way it is asked for.
+        if not cache.add(f"verify-email:resend:{user.pk}", 1, timeout=wait):
+            messages.error(
+                request,
+                f"We sent you a link less than {wait} seconds ago; please wait before asking again.",
+            )
+        else:
+            with transaction.atomic():
+                verification_request(user=user)
+            messages.success(request, f"We sent a new link to {user.email}.")
+    return redirect("settings")
+
+
+@post_only
+def settings_token(request: HttpRequest) -> HttpResponse:
+    """Show the API token, making one if there is none (as a login through the API would)."""
+    try:
+        with transaction.atomic():
+            token, _ = Token.objects.get_or_create(user=request.user)
+    except IntegrityError:  # a double submit made it in the meantime
+        token = Token.objects.get(user=request.user)
+    return settings_response(request, shown_token=token.key)
+
+
+@post_only
+def settings_token_revoke(request: HttpRequest) -> HttpResponse:
+    token_revoke(user=request.user)
+    messages.success(
+        request, "Your API token is revoked: clients using it must sign in again for a new one."
+    )
+    return redirect("settings")
+
+
+@sensitive_post_parameters("old_password", "new_password1", "new_password2")
+@post_only
+def settings_password(request: HttpRequest) -> HttpResponse:
+    """Change the password through the API's service, which checks the old one under the
+    login guard and replaces the API token; this session stays signed in."""
+    user = request.user
+    form = PasswordChangeForm(user, request.POST)
+    if not form.is_valid():
+        return settings_response(request, password_form=form)
+    try:
+        password_change(
+            user=user,
+            old_password=form.cleaned_data["old_password"],
+            new_password=form.cleaned_data["new_password1"],
+            address=client_address(request),
+        )
+    except WrongPassword as error:
+        form.add_error("old_password", error.message)
+        return settings_response(request, password_form=form)
+    except TooManyRequests as refusal:
+        form.add_error("old_password", str(refusal.detail))
+        return refused(settings_response(request, password_form=form), refusal)
+    update_session_auth_hash(request, user)
+    messages.success(
+        request,
+        "Your password is changed. Your API token was replaced: "
+        "clients using the old one must sign in again.",
+    )
+    return redirect("settings")

@@ -1,0 +1,171 @@
+"""The pages' cost: server time and SQL queries of the table page and my tables, and the bytes sent.
+
+    python bench/pages.py [--tables 50] [--runs 200]
+
+Runs against PostgreSQL (``DATABASE_URL``, default
+``postgres://postgres@127.0.0.1:5432/fairdeal_bench``; created if missing,
+migrated, and emptied at the start), with ``DEBUG`` off as in production.
+One player, ``pat``, sits at ``--tables`` two-seat Crazy Eights tables, each
+made, joined and played for ten actions through ``games.services`` (so each
+has a dealt hand and a log to show).
+
+For the table page (``/tables/<id>/``, pat's turn, the page a "your turn"
+mail opens) and the my-tables page (``/tables/``), it prints the median and
+90th percentile of the server's time to answer (the whole Django stack,
+middleware included, through the test client: no network), and the number
+of SQL queries, the my-tables page's with 1 table and with ``--tables``
+(it must not grow). Then the table page's transfer size: its HTML and every
+style sheet, script and icon it links, as sent and gzipped.
+
+Aims (issue 11): under 50 ms, queries that do not grow with the tables, and
+under 200 KB for the table page with its assets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/fairdeal_bench")
+os.environ.setdefault("CELERY_BROKER_URL", "memory://")
+os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "false")
+os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend")
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+os.environ.setdefault("DEBUG", "false")
+
+from bench.database import fresh_database  # noqa: E402
+
+ASSET = re.compile(r'<(?:link[^>]+href|script[^>]+src)="(/static/[^"]+)"')
+
+
+def make_tables(count: int, player: Any) -> list[int]:
+    """``count`` started tables where ``player`` sits, ten actions into each, ``player`` to act."""
+    import random
+
+    from django.contrib.auth import get_user_model
+
+    from games import services
+    from games.models import Table
+
+    users = get_user_model().objects
+    ids = []
+    for number in range(count):
+        other, _ = users.get_or_create(username=f"opponent{number}", defaults={"email": ""})
+        table = services.table_create(user=player, game="crazy-eights", seats=2, deadline=86400)
+        services.table_join(table_id=table.pk, user=other)
+        policy = random.Random(number)
+        seats = {s.number: s.user for s in table.seats.select_related("user")}
+        for _ in range(10):
+            table = Table.objects.get(pk=table.pk)
+            (turn,) = table.to_act
+            legal = services.load_state(table).legal_actions(turn)
+            services.move_apply(
+                table_id=table.pk,
+                user=seats[turn],
+                version=table.version,
+                action=policy.choice(legal),
+            )
+        ids.append(table.pk)
+    return ids
+
+
+def timed(client: Any, url: str, runs: int) -> tuple[float, float, int, bytes]:
+    """Median and p90 (ms) over ``runs`` GETs of ``url``; its queries; its body."""
+    from django.db import connection
+
+    response = client.get(url)  # warm: templates compiled, caches filled
+    assert response.status_code == 200, (url, response.status_code)
+    queries: list[str] = []
+
+    def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        queries.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count):
+        response = client.get(url)
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        client.get(url)
+        times.append((time.perf_counter() - started) * 1000)
+    times.sort()
+    p90 = times[int(len(times) * 0.9) - 1]
+    return statistics.median(times), p90, len(queries), response.content
+
+
+def asset_bytes(html: bytes) -> list[tuple[str, int, int]]:
+    """Each asset the page links: its path, its size, and gzipped."""
+    from django.contrib.staticfiles import finders
+
+    found = []
+    for url in sorted(set(ASSET.findall(html.decode()))):
+        path = finders.find(url.removeprefix("/static/"))
+        assert path, f"{url} is linked but not found"
+        data = Path(path).read_bytes()
+        found.append((url, len(data), len(gzip.compress(data))))
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=200)
+    args = parser.parse_args()
+
+    fresh_database("bench/pages.py", "games_table", "auth_user")
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from games.models import Seat, Table
+
+    pat = get_user_model().objects.create_user("pat", "pat@example.com", "unused")
+    started = time.perf_counter()
+    first = make_tables(1, pat)
+    client = Client()
+    client.force_login(pat)
+    _, _, one_table_queries, _ = timed(client, "/tables/", 1)
+    ids = first + make_tables(args.tables - 1, pat)
+    print(f"{len(ids)} tables made in {time.perf_counter() - started:.1f} s")
+
+    waiting = next(
+        pk
+        for pk in ids
+        if Table.objects.get(pk=pk).to_act[0] == Seat.objects.get(table_id=pk, user=pat).number
+    )
+    rows = [
+        (f"table page /tables/{waiting}/", f"/tables/{waiting}/"),
+        ("table version /tables/{id}/version/", f"/tables/{waiting}/version/"),
+        (f"my tables ({len(ids)} tables)", "/tables/"),
+    ]
+    print(f"{'page':<36} {'median ms':>10} {'p90 ms':>8} {'queries':>8}")
+    table_html = b""
+    for name, url in rows:
+        median, p90, queries, body = timed(client, url, args.runs)
+        print(f"{name:<36} {median:>10.1f} {p90:>8.1f} {queries:>8}")
+        if url == f"/tables/{waiting}/":
+            table_html = body
+    print(f"my tables with 1 table: {one_table_queries} queries (with {len(ids)}: see above)")
+
+    assets = asset_bytes(table_html)
+    html_gz = len(gzip.compress(table_html))
+    total = len(table_html) + sum(size for _, size, _ in assets)
+    total_gz = html_gz + sum(gz for _, _, gz in assets)
+    print("\nthe table page and what it links:")
+    print(f"  {'the page':<40} {len(table_html):>8} B {html_gz:>8} B gzipped")
+    for url, size, gz in assets:
+        print(f"  {url:<40} {size:>8} B {gz:>8} B gzipped")
+    print(f"  {'total':<40} {total:>8} B {total_gz:>8} B gzipped ({total / 1024:.0f} KB)")
+
+
+if __name__ == "__main__":
+    main()

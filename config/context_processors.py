@@ -1,0 +1,27 @@
+"""What every page shows: the number of tables waiting on the signed-in player."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from django.utils.functional import SimpleLazyObject
+
+from games.models import Seat, Table
+
+
+def waiting_count(request: HttpRequest) -> dict[str, Any]:
+    """``waiting_count``: the tables where the player owes an action now.
+
+    One query, made only if the page shows it (a lazy object).
+    """
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {"waiting_count": 0}
+    return {
+        "waiting_count": SimpleLazyObject(
+            lambda: Seat.objects.filter(
+                user=user, deadline_at__isnull=False, table__status=Table.Status.PLAYING
+            ).count()
+        )
+    }

@@ -1,0 +1,319 @@
+"""The forms of the lobby pages: the lobby's filters, and a new table built from the catalogue.
+
+The forms check what a browser sends (a choice that is one, a number in range)
+and say what is wrong in words; the rules themselves (the seats a game takes,
+which options go together, what a deadline may be, what entropy is) stay with
+the services and the rules engine, which the pages call as the API does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+
+from games.rules import RULESETS, Option, Ruleset
+
+# The deadlines a host picks from (seconds), from a quick game to a slow one; only those
+# inside FAIRDEAL_MIN/MAX_DEADLINE_SECONDS are offered.
+DEADLINES = (
+    60,
+    5 * 60,
+    15 * 60,
+    3600,
+    3 * 3600,
+    8 * 3600,
+    12 * 3600,
+    86400,
+    2 * 86400,
+    3 * 86400,
+    7 * 86400,
+)
+DEFAULT_DEADLINE = 86400
+
+_UNITS = (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
+
+
+def deadline_words(seconds: int) -> str:
+    """A deadline as a person says it: its two largest units.
+
+    >>> deadline_words(86400), deadline_words(7200), deadline_words(5400), deadline_words(90061)
+    ('1 day', '2 hours', '1 hour 30 minutes', '1 day 1 hour')
+    """
+    parts = []
+    rest = max(int(seconds), 0)
+    for unit, size in _UNITS:
+        count, rest = divmod(rest, size)
+        if count:
+            parts.append(f"{count} {unit}{'' if count == 1 else 's'}")
+    return " ".join(parts[:2]) or "0 seconds"
+
+
+def deadline_choices() -> list[tuple[int, str]]:
+    low = settings.FAIRDEAL_MIN_DEADLINE_SECONDS
+    high = settings.FAIRDEAL_MAX_DEADLINE_SECONDS
+    return [(seconds, deadline_words(seconds)) for seconds in DEADLINES if low <= seconds <= high]
+
+
+def sentence(text: str) -> str:
+    """``text`` as a sentence: a capital first letter (unless it starts with a name such as
+    ``twos_stack``, which keeps its case) and a full stop."""
+    text = text.strip()
+    if not text:
+        return text
+    first = text.split(maxsplit=1)[0]
+    if "_" not in first:
+        text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def option_label(name: str) -> str:
+    """``twos_draw_two`` as a label: ``Twos draw two``."""
+    words = name.replace("_", " ")
+    return words[:1].upper() + words[1:]
+
+
+def value_words(option: Option, value: Any) -> str:
+    """An option's value in words: ``on``, ``off``, ``300``, ``until playable``."""
+    if option.type == "bool":
+        return "on" if value else "off"
+    return str(value).replace("_", " ")
+
+
+def game_choices() -> list[tuple[str, str]]:
+    return [(ruleset.id, ruleset.name) for ruleset in RULESETS.values()]
+
+
+def _seat_range() -> tuple[int, int]:
+    return (
+        min(ruleset.min_seats for ruleset in RULESETS.values()),
+        max(ruleset.max_seats for ruleset in RULESETS.values()),
+    )
+
+
+class GameSelect(forms.Select):
+    """The choice of game; each choice carries its seat range for static/fairdeal/table-new.js."""
+
+    def create_option(self, name: str, value: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option = super().create_option(name, value, *args, **kwargs)
+        ruleset = RULESETS.get(str(value))
+        if ruleset is not None:
+            option["attrs"]["data-min-seats"] = ruleset.min_seats
+            option["attrs"]["data-max-seats"] = ruleset.max_seats
+        return option
+
+
+# -- the lobby's filters ------------------------------------------------------------
+
+
+class LobbyFilterForm(forms.Form):
+    """The lobby's filters, under the names the API's ``GET /api/tables/`` takes."""
+
+    game = forms.ChoiceField(
+        required=False,
+        error_messages={"invalid_choice": "There is no such game: choose one from the list."},
+    )
+    deadline_min = forms.TypedChoiceField(
+        label="Deadline at least",
+        required=False,
+        coerce=int,
+        empty_value=None,
+        error_messages={"invalid_choice": "Choose the shortest deadline from the list."},
+    )
+    deadline_max = forms.TypedChoiceField(
+        label="Deadline at most",
+        required=False,
+        coerce=int,
+        empty_value=None,
+        error_messages={"invalid_choice": "Choose the longest deadline from the list."},
+    )
+    page = forms.IntegerField(
+        required=False,
+        min_value=1,
+        widget=forms.HiddenInput,
+        error_messages={
+            "invalid": "The page is a whole number, 1 or more.",
+            "min_value": "The page is a whole number, 1 or more.",
+        },
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        self.fields["game"].choices = [("", "Any game"), *game_choices()]
+        deadlines = [(str(seconds), words) for seconds, words in deadline_choices()]
+        self.fields["deadline_min"].choices = [("", "Any"), *deadlines]
+        self.fields["deadline_max"].choices = [("", "Any"), *deadlines]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        low, high = data.get("deadline_min"), data.get("deadline_max")
+        if low is not None and high is not None and low > high:
+            raise forms.ValidationError(
+                "The shortest deadline is longer than the longest: no table could have it."
+            )
+        return data
+
+    def filters(self) -> dict[str, Any]:
+        """The valid filters, as ``selectors.open_tables`` takes them; a bad one is left out."""
+        data = getattr(self, "cleaned_data", {})
+        if self.non_field_errors():
+            data = {key: value for key, value in data.items() if not key.startswith("deadline")}
+        filters: dict[str, Any] = {}
+        if data.get("game"):
+            filters["game"] = data["game"]
+        for name in ("deadline_min", "deadline_max"):
+            if data.get(name) is not None:
+                filters[name] = data[name]
+        return filters
+
+
+# -- a new table ----------------------------------------------------------------------
+
+
+class TableForm(forms.Form):
+    """What every table has, whatever its game; the game's own options are an :class:`OptionsForm`."""
+
+    game = forms.ChoiceField(
+        widget=GameSelect,
+        error_messages={
+            "required": "Choose a game.",
+            "invalid_choice": "There is no such game: choose one from the list.",
+        },
+    )
+    seats = forms.IntegerField(
+        help_text="Including you. Each game says how many it takes.",
+        error_messages={
+            "required": "Say how many seats the table has.",
+            "invalid": "The number of seats is a whole number.",
+        },
+    )
+    deadline = forms.TypedChoiceField(
+        coerce=int,
+        help_text="How long each player has for each move. A missed deadline loses the game.",
+        error_messages={
+            "required": "Choose a deadline.",
+            "invalid_choice": "Choose a deadline from the list.",
+        },
+    )
+    rated = forms.BooleanField(
+        required=False,
+        help_text="The result counts for the game's leaderboard.",
+    )
+    # The browser's contribution to the seed (static/fairdeal/entropy.js); empty without it.
+    entropy = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
+    # A one-time token: the same form sent twice (a double click) makes one table.
+    once = forms.CharField(
+        max_length=64,
+        widget=forms.HiddenInput,
+        error_messages={
+            "required": "This form had lost its one-time token; nothing was created. Send it again.",
+            "max_length": "This form's one-time token was damaged; nothing was created. "
+            "Send it again.",
+        },
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        low, high = _seat_range()
+        seats = self.fields["seats"]
+        seats.validators += [_at_least(low), _at_most(high)]
+        seats.widget.attrs.update(min=low, max=high)
+        self.fields["game"].choices = game_choices()
+        self.fields["deadline"].choices = [(str(s), words) for s, words in deadline_choices()]
+
+    @property
+    def ruleset(self) -> Ruleset | None:
+        """The chosen game's ruleset, once the form is valid (or its game field is)."""
+        game = getattr(self, "cleaned_data", {}).get("game")
+        return RULESETS.get(game) if game else None
+
+    def hidden_errors(self) -> list[str]:
+        """The errors of the hidden fields, which have nowhere else to show."""
+        return [str(e) for name in ("entropy", "once") for e in self.errors.get(name, [])]
+
+
+def _at_least(low: int) -> Any:
+    def check(value: int) -> None:
+        if value < low:
+            raise forms.ValidationError(f"A table has at least {low} seats.")
+
+    return check
+
+
+def _at_most(high: int) -> Any:
+    def check(value: int) -> None:
+        if value > high:
+            raise forms.ValidationError(f"No game here takes more than {high} seats.")
+
+    return check
+
+
+def option_field(option: Option) -> forms.Field:
+    """The form field of one catalogue option, with its default and its explanation."""
+    label = option_label(option.name)
+    help_text = f"{sentence(option.description)} Default: {value_words(option, option.default)}."
+    if option.type == "bool":
+        return forms.BooleanField(
+            label=label, required=False, initial=option.default, help_text=help_text
+        )
+    if option.type == "int":
+        field = forms.IntegerField(
+            label=label,
+            initial=option.default,
+            help_text=help_text,
+            error_messages={
+                "required": f"{label}: give a whole number.",
+                "invalid": f"{label} is a whole number.",
+            },
+        )
+        if option.minimum is not None:
+            field.validators.append(_option_bound(label, option.minimum, at_least=True))
+            field.widget.attrs["min"] = option.minimum
+        if option.maximum is not None:
+            field.validators.append(_option_bound(label, option.maximum, at_least=False))
+            field.widget.attrs["max"] = option.maximum
+        return field
+    return forms.ChoiceField(
+        label=label,
+        initial=option.default,
+        help_text=help_text,
+        choices=[(choice, value_words(option, choice)) for choice in option.choices],
+        error_messages={
+            "required": f"{label}: choose one of the list.",
+            "invalid_choice": f"{label}: choose one of the list.",
+        },
+    )
+
+
+def _option_bound(label: str, bound: int, *, at_least: bool) -> Any:
+    def check(value: int) -> None:
+        if at_least and value < bound:
+            raise forms.ValidationError(f"{label} is at least {bound}.")
+        if not at_least and value > bound:
+            raise forms.ValidationError(f"{label} is at most {bound}.")
+
+    return check
+
+
+class OptionsForm(forms.Form):
+    """One game's options, each field named ``<game>-<option>`` (the form's prefix)."""
+
+    def __init__(self, ruleset: Ruleset, *args: Any, **kwargs: Any) -> None:
+        kwargs["prefix"] = ruleset.id
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        self.ruleset = ruleset
+        for option in ruleset.options:
+            self.fields[option.name] = option_field(option)
+
+    @property
+    def seats_words(self) -> str:
+        low, high = self.ruleset.min_seats, self.ruleset.max_seats
+        return f"{low} players" if low == high else f"{low} to {high} players"
+
+    def options(self) -> dict[str, Any]:
+        """The chosen options, by the catalogue's names (call once the form is valid)."""
+        return {option.name: self.cleaned_data[option.name] for option in self.ruleset.options}

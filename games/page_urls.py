@@ -1,0 +1,17 @@
+"""The card room's pages: the lobby, my tables, a new table, and the table itself."""
+
+from django.urls import path
+
+from games import pages, table_pages
+
+urlpatterns = [
+    path("lobby/", pages.lobby, name="lobby"),
+    path("tables/", pages.my_tables, name="my-tables"),
+    path("tables/new/", pages.table_new, name="table-new"),
+    path("tables/<int:table_id>/join/", pages.table_join, name="table-join-page"),
+    path("tables/<int:table_id>/", table_pages.table_page, name="table-page"),
+    path("tables/<int:table_id>/version/", table_pages.table_version, name="table-version"),
+    path("tables/<int:table_id>/move/", table_pages.table_move, name="table-move-page"),
+    path("tables/<int:table_id>/resign/", table_pages.table_resign, name="table-resign-page"),
+    path("tables/<int:table_id>/replay/", table_pages.table_replay, name="table-replay"),
+]

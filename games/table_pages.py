@@ -1,0 +1,609 @@
+"""The table page: the game as the viewer may see it, its moves as buttons, and its replay.
+
+The page reads a table through :func:`games.selectors.table_view`, as the API
+does, so it shows exactly what the API would show the same person: their own
+hand and legal actions, nobody else's. Its forms call the same services as the
+API's views (:func:`games.services.move_apply`, :func:`games.services.table_resign`)
+and answer Post/Redirect/Get: a refusal becomes a message in words and changes
+nothing; a success goes back to the table.
+
+``tables/<id>/version/`` is what ``static/fairdeal/table.js`` polls to know when
+to fetch the page's board again (``?fragment=1``); ``docs/pages.md`` says why.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Count, Q
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotModified,
+    HttpResponseRedirect,
+    JsonResponse,
+)
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.http import parse_etags
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from config.errors import ServiceError
+from fairplay.services import seed_for
+from games import selectors, services
+from games.forms import deadline_words
+from games.models import Move, Table
+from games.pages import options_in_words
+from games.rules import Event, RulesError, Ruleset, find_ruleset
+from games.rules.replay import Act, Forfeit, Step, replay
+from games.rules.words import SUIT_NAMES
+
+# A posted action is a small JSON object (Dodo's longest, eight cards of a rank and a
+# suit, is under 120 characters): anything longer is refused before it is parsed.
+MAX_ACTION_CHARS = 1000
+FRAGMENT_HEADER = "HTTP_X_FAIRDEAL_FRAGMENT"
+
+# -- cards, as people see them ---------------------------------------------------------
+
+RANK_NAMES = {
+    "A": "ace",
+    "2": "two",
+    "3": "three",
+    "4": "four",
+    "5": "five",
+    "6": "six",
+    "7": "seven",
+    "8": "eight",
+    "9": "nine",
+    "T": "ten",
+    "J": "jack",
+    "Q": "queen",
+    "K": "king",
+}
+RANK_SIGNS = {"T": "10"}
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+RED_SUITS = frozenset("DH")
+CARD_TOKEN = re.compile(r"[A2-9TJQK][CDHS]")
+
+
+def card_face(token: str) -> dict[str, str]:
+    """What a card shows: its rank and suit sign, the suit's colour, and its name in words.
+
+    >>> face = card_face("TH")
+    >>> face["rank"], face["symbol"], face["colour"], face["name"]
+    ('10', '♥', 'red', 'ten of hearts')
+    """
+    if not isinstance(token, str) or not CARD_TOKEN.fullmatch(token):
+        return {
+            "token": str(token),
+            "rank": "?",
+            "symbol": "",
+            "suit": "",
+            "colour": "",
+            "name": str(token),
+        }
+    rank, suit = token[0], token[1]
+    return {
+        "token": token,
+        "rank": RANK_SIGNS.get(rank, rank),
+        "symbol": SUIT_SYMBOLS[suit],
+        "suit": SUIT_NAMES[suit],
+        "colour": "red" if suit in RED_SUITS else "black",
+        "name": f"{RANK_NAMES[rank]} of {SUIT_NAMES[suit]}",
+    }
+
+
+def suit_face(suit: str | None) -> dict[str, str] | None:
+    """A suit as a sign, a colour and a word: ``{"symbol": "♠", "name": "spades", ...}``."""
+    if suit not in SUIT_SYMBOLS:
+        return None
+    return {
+        "letter": suit,
+        "symbol": SUIT_SYMBOLS[suit],
+        "name": SUIT_NAMES[suit],
+        "colour": "red" if suit in RED_SUITS else "black",
+    }
+
+
+def sentence(text: str) -> str:
+    """The engine's words as a sentence of their own: a capital, and a full stop.
+
+    >>> sentence("the table has moved on: you saw version 3, it is now 4")
+    'The table has moved on: you saw version 3, it is now 4.'
+    """
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?" else f"{text}."
+
+
+# -- the legal actions, as buttons -----------------------------------------------------
+
+# The order the groups of buttons come in, and their headings.
+GROUPS = (
+    ("play", "Play"),
+    ("draw", "Draw or pass"),
+    ("call", "Calls out of turn"),
+    ("swap", "Swap hands"),
+    ("name", "Name the suit"),
+    ("other", "Other moves"),
+)
+GROUP_OF_TYPE = {
+    "play": "play",
+    "draw": "draw",
+    "pass": "draw",
+    "catch": "call",
+    "last_card": "call",
+    "swap": "swap",
+    "name": "name",
+}
+
+
+def _cards_of(action: Mapping[str, Any]) -> list[str]:
+    """The cards an action lays, in the order laid: ``card`` or Dodo's ``cards``."""
+    if isinstance(action.get("cards"), list):
+        return [c for c in action["cards"] if isinstance(c, str)]
+    card = action.get("card")
+    return [card] if isinstance(card, str) else []
+
+
+def action_groups(
+    ruleset: Ruleset, legal: list[dict[str, Any]], names: Callable[[int], str]
+) -> list[dict[str, Any]]:
+    """The legal actions as buttons, grouped: plays, draw and pass, calls, swaps, suits named.
+
+    Each button is one legal action, labelled with the engine's own words for it
+    (``ruleset.action_text``) and carrying its index in ``legal`` and its JSON.
+    Plays of the same cards (an eight and each suit it may call; Dodo's orders of
+    one set of cards) share a row, so that the cards are drawn once.
+    """
+    grouped: dict[str, list[dict[str, Any]]] = {key: [] for key, _ in GROUPS}
+    rows: dict[tuple[str, ...], dict[str, Any]] = {}
+    for index, action in enumerate(legal):
+        kind = action.get("type")
+        cards = _cards_of(action)
+        button = {
+            "index": index,
+            "json": json.dumps(action, separators=(",", ":")),
+            "text": ruleset.action_text(action, names),
+            "cards": [card_face(c) for c in cards],
+            "suit": suit_face(action.get("suit")),
+        }
+        group = GROUP_OF_TYPE.get(kind, "other") if isinstance(kind, str) else "other"
+        if group == "play" and cards:
+            key = tuple(sorted(cards))
+            row = rows.get(key)
+            if row is None:
+                row = rows[key] = {"cards": [card_face(c) for c in key], "buttons": []}
+                grouped["play"].append(row)
+            row["buttons"].append(button)
+        else:
+            grouped[group].append({"cards": [], "buttons": [button]})
+    return [
+        {"key": key, "title": title, "rows": grouped[key]} for key, title in GROUPS if grouped[key]
+    ]
+
+
+# -- reading a posted move --------------------------------------------------------------
+
+
+class UnreadableMove(ValueError):
+    """The posted form is not a move this page sends: its message says what is wrong."""
+
+
+def _posted_version(post: Mapping[str, Any]) -> int:
+    raw = str(post.get("version", "")).strip()
+    if not re.fullmatch(r"\d{1,9}", raw):
+        raise UnreadableMove("it did not say which version of the table you saw")
+    return int(raw)
+
+
+def _posted_action(post: Mapping[str, Any]) -> Any:
+    """The action's JSON, parsed: the engine, not this form, decides whether it is legal.
+
+    The button's index (``index``) says which of the legal actions the page
+    offered; it is checked for form only, since the legal actions may have
+    changed since, and the JSON is what the engine judges.
+    """
+    index = str(post.get("index", "")).strip()
+    if index and not re.fullmatch(r"\d{1,4}", index):
+        raise UnreadableMove("its index is not a number")
+    raw = post.get("action")
+    if not isinstance(raw, str) or not raw.strip():
+        raise UnreadableMove("it carried no action")
+    if len(raw) > MAX_ACTION_CHARS:
+        raise UnreadableMove(f"its action is longer than any move ({MAX_ACTION_CHARS} characters)")
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        raise UnreadableMove("its action is not JSON") from None
+
+
+def _refusal_message(error: Exception, user: AbstractBaseUser | AnonymousUser) -> str:
+    """A refusal in words: the service's or the engine's own, as a sentence."""
+    if isinstance(error, services.StaleVersion):
+        return f"{sentence(error.message)} Nothing was changed: look again and choose your move."
+    if isinstance(error, services.NotSeated) and not user.is_authenticated:
+        return "Log in to play: only the players seated at this table can move."
+    if isinstance(error, services.DeadlinePassed):
+        return sentence(error.message)
+    if isinstance(error, ServiceError):
+        return f"{sentence(error.message)} Nothing was changed."
+    if isinstance(error, RulesError):
+        reason = error.message.strip().rstrip(".")
+        return f"That move was refused: {reason}. Nothing was changed."
+    raise error
+
+
+def _table_url(table_id: int) -> str:
+    return reverse("table-page", args=[table_id])
+
+
+def _table_or_404(table_id: int) -> Table:
+    table = selectors.table_for_view(table_id)
+    if table is None:
+        raise Http404("There is no such table.")
+    return table
+
+
+def _run(request: HttpRequest, table_id: int, write: Callable[[], Table]) -> Table | None:
+    """Run a write service; a refusal becomes an error message (and None), never a 500."""
+    try:
+        return write()
+    except services.TableNotFound:
+        raise Http404("There is no such table.") from None
+    except (ServiceError, RulesError) as error:
+        messages.error(request, _refusal_message(error, request.user))
+        return None
+
+
+# -- the page ----------------------------------------------------------------------------
+
+
+def etag_of(table_id: int, version: int, status: str, seated: int) -> str:
+    """The board's version as an entity tag: what moves whenever the board could change.
+
+    The version moves with every action and forfeit; the status and the number
+    of seats taken move when the game starts or is called off, and while players
+    join, none of which moves the version.
+    """
+    return f'"t{table_id}-v{version}-{status}-s{seated}"'
+
+
+def _seat_rows(
+    table: Table, view: Mapping[str, Any], you: int | None, names: Callable[[int], str]
+) -> list[dict[str, Any]]:
+    due = {seat.number: seat.deadline_at for seat in table.seats.all()}
+    to_act = set(view["to_act"])
+    result = view.get("result") or {}
+    places = result.get("places") or []
+    board = view.get("board") or {}
+    return [
+        {
+            **seat,
+            "name": names(seat["seat"]) if (seat["player"] or seat["bot"]) else None,
+            "you": seat["seat"] == you,
+            "to_act": seat["seat"] in to_act,
+            "dealer": board.get("dealer") == seat["seat"],
+            "place": places[seat["seat"]] if seat["seat"] < len(places) else None,
+            "deadline_at": due.get(seat["seat"]) if seat["seat"] in to_act else None,
+        }
+        for seat in view["seats"]
+    ]
+
+
+def _score_sheet(
+    board: Mapping[str, Any] | None, seats: int, names: Callable[[int], str]
+) -> dict[str, Any] | None:
+    """The finished hands, one row each, with the running totals."""
+    hands = (board or {}).get("hands_played") or []
+    if not hands:
+        return None
+    rows = []
+    running = [0] * seats
+    for hand in hands:
+        scores = list(hand.get("scores") or [0] * seats)
+        running = [a + b for a, b in zip(running, scores, strict=False)]
+        winner = hand.get("winner")
+        rows.append(
+            {
+                "hand": hand.get("hand"),
+                "winner": names(winner) if isinstance(winner, int) else None,
+                "blocked": bool(hand.get("blocked")),
+                "cells": [
+                    {"score": score, "running": total}
+                    for score, total in zip(scores, running, strict=False)
+                ],
+                "black_queens": [names(s) for s in hand.get("black_queens") or []],
+            }
+        )
+    return {"seats": [names(n) for n in range(seats)], "rows": rows}
+
+
+def _placings(result: Mapping[str, Any] | None, names: Callable[[int], str]) -> list[dict]:
+    if not result:
+        return []
+    rows = [
+        {"seat": seat, "name": names(seat), "place": place, "total": total}
+        for seat, (place, total) in enumerate(zip(result["places"], result["totals"], strict=True))
+    ]
+    return sorted(rows, key=lambda row: (row["place"], row["seat"]))
+
+
+def _turn_sentence(view: Mapping[str, Any], you: int | None, names: Callable[[int], str]) -> str:
+    status = view["status"]
+    if status == Table.Status.OPEN:
+        free = sum(1 for seat in view["seats"] if not seat["player"] and not seat["bot"])
+        return f"Waiting for players: {free} of {view['seat_count']} seats free."
+    if status == Table.Status.CANCELLED:
+        return "This table was called off before its game started."
+    if status == Table.Status.FINISHED:
+        return "The game is over."
+    owing = list(view["to_act"])
+    if you is not None and you in owing:
+        others = [names(s) for s in owing if s != you]
+        return "Your turn." if not others else f"Your turn, and {', '.join(others)}'s."
+    if not owing:
+        return "Nobody owes a move."
+    who = ", ".join(names(s) for s in owing)
+    return f"Waiting for {who}."
+
+
+def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
+    """Everything the table page and its board fragment show, from :func:`table_view`."""
+    view = selectors.table_view(table, request.user)
+    ruleset = find_ruleset(table.game, table.ruleset_version)
+    names = selectors.seat_names(table)
+    you = view["you"]["seat"] if view["you"] else None
+    board = view["board"]
+    seats = list(table.seats.all())
+    seated = sum(1 for seat in seats if not seat.is_free)
+    hand = (view["you"] or {}).get("hand") or []
+    drawn = (view["you"] or {}).get("drawn")
+    finished = view["status"] == Table.Status.FINISHED
+    record_url = view["record_url"]
+    result = view["result"]
+    return {
+        "table": table,
+        "view": view,
+        "ruleset": ruleset,
+        "deadline_words": deadline_words(table.deadline_seconds),
+        "options_words": options_in_words(table.game, table.options),
+        "etag": etag_of(table.pk, view["version"], view["status"], seated),
+        "you": you,
+        "seated_here": you is not None,
+        "can_join": (
+            view["status"] == Table.Status.OPEN
+            and you is None
+            and any(seat.is_free for seat in seats)
+        ),
+        "seats": _seat_rows(table, view, you, names),
+        "turn": _turn_sentence(view, you, names),
+        "your_turn": you is not None and you in view["to_act"],
+        "deadline_at": _deadline(table, seats, you),
+        "hand": [card_face(card) for card in hand],
+        "drawn": card_face(drawn) if isinstance(drawn, str) else None,
+        "board": board,
+        "pile_top": card_face(board["pile_top"]) if board and board.get("pile_top") else None,
+        "suit_to_follow": suit_face(board.get("suit_to_follow")) if board else None,
+        "called_suit": suit_face(board.get("called_suit")) if board else None,
+        "catchable": (
+            names(board["catchable"]) if board and isinstance(board.get("catchable"), int) else None
+        ),
+        "chain": board.get("chain") if board else None,
+        "announced": [names(s) for s in (board or {}).get("announced") or []],
+        "groups": action_groups(ruleset, view["legal_actions"], names),
+        "log": [
+            {"seq": entry["seq"], "at": entry["at"], "text": entry["text"]}
+            for entry in reversed(view["recent"])
+        ],
+        "finished": finished,
+        "placings": _placings(result, names) if finished else [],
+        "ending": (ruleset.game_over_text(result, names) if finished and result else None),
+        "score_sheet": _score_sheet(board, table.seat_count, names),
+        "can_resign": you is not None and view["status"] == Table.Status.PLAYING,
+        "download_url": f"{record_url}?download=1",
+        "record_url": record_url,
+        "verify_url": view["verify_url"],
+        "version_url": reverse("table-version", args=[table.pk]),
+        "poll_ms": settings.FAIRDEAL_POLL_MS,
+        "move_url": reverse("table-move-page", args=[table.pk]),
+        "resign_url": reverse("table-resign-page", args=[table.pk]),
+        "replay_url": reverse("table-replay", args=[table.pk]),
+        "page_url": _table_url(table.pk),
+    }
+
+
+def _deadline(table: Table, seats: list[Any], you: int | None) -> Any:
+    """When the viewer must move, if they owe a move; else the table's next deadline."""
+    if table.status != Table.Status.PLAYING:
+        return None
+    mine = next((s.deadline_at for s in seats if s.number == you and s.deadline_at), None)
+    return mine or table.deadline_at
+
+
+def _wants_fragment(request: HttpRequest) -> bool:
+    return request.GET.get("fragment") == "1" or request.META.get(FRAGMENT_HEADER) == "1"
+
+
+@require_safe
+@never_cache
+def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The table as the viewer may see it; ``?fragment=1`` gives its board alone, for table.js."""
+    table = _table_or_404(table_id)
+    context = table_context(request, table)
+    if _wants_fragment(request):
+        return render(request, "games/_table_board.html", context)
+    return render(request, "games/table.html", context)
+
+
+@require_safe
+@never_cache
+def table_version(request: HttpRequest, table_id: int) -> HttpResponse:
+    """``{"version", "status", "seated"}``, with an ETag, 304 when it has not changed.
+
+    One query, no state loaded and no session read: this is what every open
+    table page asks every two seconds.
+    """
+    row = (
+        Table.objects.filter(pk=table_id)
+        .annotate(
+            seated=Count("seats", filter=Q(seats__user__isnull=False) | Q(seats__is_bot=True))
+        )
+        .values_list("version", "status", "seated")
+        .first()
+    )
+    if row is None:
+        raise Http404("There is no such table.")
+    version, status, seated = row
+    etag = etag_of(table_id, version, status, seated)
+    seen = parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))
+    if etag in seen or "*" in seen:
+        response: HttpResponse = HttpResponseNotModified()
+    else:
+        response = JsonResponse({"version": version, "status": status, "seated": seated})
+    response["ETag"] = etag
+    return response
+
+
+@require_POST
+def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
+    """Apply the move a button posted, as the API's MoveView does; then back to the table."""
+    back = HttpResponseRedirect(_table_url(table_id))
+    try:
+        version = _posted_version(request.POST)
+        action = _posted_action(request.POST)
+    except UnreadableMove as error:
+        if not Table.objects.filter(pk=table_id).exists():
+            raise Http404("There is no such table.") from None
+        messages.error(request, f"That move could not be read: {error}. Nothing was changed.")
+        return back
+    table = _run(
+        request,
+        table_id,
+        lambda: services.move_apply(
+            table_id=table_id, user=request.user, version=version, action=action
+        ),
+    )
+    if table is not None:
+        ruleset = find_ruleset(table.game, table.ruleset_version)
+        messages.success(
+            request, sentence(f"you {ruleset.action_text(action, selectors.seat_names(table))}")
+        )
+    return back
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@never_cache
+def table_resign(request: HttpRequest, table_id: int) -> HttpResponse:
+    """GET asks "Are you sure?" (a page of its own, so it needs no script); POST resigns."""
+    if request.method != "POST":
+        table = _table_or_404(table_id)
+        context = table_context(request, table)
+        if not context["can_resign"]:
+            messages.info(
+                request, "There is nothing to resign here: you are not playing at this table."
+            )
+            return HttpResponseRedirect(_table_url(table_id))
+        return render(request, "games/table.html", {**context, "confirm_resign": True})
+    if _run(
+        request,
+        table_id,
+        lambda: services.table_resign(table_id=table_id, user=request.user),
+    ):
+        messages.success(request, "You resigned: your seat finishes last, and the game is over.")
+    return HttpResponseRedirect(_table_url(table_id))
+
+
+# -- the replay -------------------------------------------------------------------------
+
+
+def _log_of(moves: Iterable[Move]) -> list[Act | Forfeit]:
+    return [
+        Act(move.seat, move.action)
+        if move.kind == Move.Kind.ACTION
+        else Forfeit(move.seat, move.action["reason"])
+        for move in moves
+    ]
+
+
+def _event_seen(event: Event) -> dict[str, Any]:
+    """An event as the record shows it once the game is over: with its actor's private part."""
+    seat = event.public.get("seat")
+    return event.for_seat(seat if isinstance(seat, int) else None)
+
+
+def _replay_step(table: Table, ruleset: Ruleset, log: list[Act | Forfeit], step_no: int) -> Step:
+    """The replay after the first ``step_no`` entries of the log (0: the start)."""
+    *_, step = replay(ruleset, table.seat_count, table.options, seed_for(table), log[:step_no])
+    return step
+
+
+@require_safe
+@never_cache
+def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The finished game move by move (``?step=n``), every hand face up: the record is public now."""
+    table = _table_or_404(table_id)
+    names = selectors.seat_names(table)
+    context: dict[str, Any] = {
+        "table": table,
+        "page_url": _table_url(table.pk),
+        "verify_url": reverse("table-verify", args=[table.pk]),
+    }
+    if table.status != Table.Status.FINISHED:
+        # Before the end the hands are secret, so there is nothing to replay yet.
+        return render(request, "games/replay.html", {**context, "not_yet": True}, status=404)
+    ruleset = find_ruleset(table.game, table.ruleset_version)
+    moves = list(table.moves.order_by("seq"))
+    log = _log_of(move for move in moves if move.kind != Move.Kind.START)
+    last = len(log)
+    raw = request.GET.get("step", "")
+    step_no = int(raw) if re.fullmatch(r"\d{1,6}", raw) else last
+    step_no = min(step_no, last)
+    step = _replay_step(table, ruleset, log, step_no)
+    state = step.state
+    view = state.view(None)
+    hands = [
+        {
+            "seat": seat,
+            "name": names(seat),
+            "cards": [card_face(card) for card in state.view(seat)["you"]["hand"]],
+            "total": view["totals"][seat],
+            "to_act": seat in state.to_act,
+        }
+        for seat in range(table.seat_count)
+    ]
+    # Each step's events say what happened (the action itself first), in the engine's words.
+    what = (
+        "The start: the first dealer is drawn and the first hand dealt." if step_no == 0 else None
+    )
+    replay_url = reverse("table-replay", args=[table.pk])
+    context.update(
+        {
+            "ruleset": ruleset,
+            "step_no": step_no,
+            "last": last,
+            "what": what,
+            "events": [ruleset.event_text(_event_seen(e), names) for e in step.events],
+            "hands": hands,
+            "board": view,
+            "pile_top": card_face(view["pile_top"]) if view.get("pile_top") else None,
+            "suit_to_follow": suit_face(view.get("suit_to_follow")),
+            "called_suit": suit_face(view.get("called_suit")),
+            "first_url": f"{replay_url}?step=0",
+            "previous_url": f"{replay_url}?step={step_no - 1}" if step_no > 0 else None,
+            "next_url": f"{replay_url}?step={step_no + 1}" if step_no < last else None,
+            "last_url": f"{replay_url}?step={last}",
+            "replay_url": replay_url,
+        }
+    )
+    return render(request, "games/replay.html", context)
