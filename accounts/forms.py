@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth import authenticate, get_user_model, password_validation
+from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, SetPasswordForm
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -21,8 +21,7 @@ from django.views.decorators.debug import sensitive_variables
 from accounts.models import MailPreferences
 from accounts.names import USERNAME_RULE, is_valid_username, normalize_email, normalize_username
 from accounts.password_reset import password_reset_request
-from accounts.services import token_revoke
-from accounts.throttling import LoginGuard
+from accounts.services import BadCredentials, account_authenticate, token_revoke
 from config.throttling import TooManyRequests, client_address
 
 User = get_user_model()
@@ -114,17 +113,18 @@ class LoginForm(AuthenticationForm):
         password = self.cleaned_data.get("password")
         if not username or not password:
             return self.cleaned_data
-        guard = LoginGuard(username=username, address=client_address(self.request))
         try:
-            guard.admit()
+            self.user_cache = account_authenticate(
+                username=username,
+                password=password,
+                address=client_address(self.request),
+                request=self.request,
+            )
         except TooManyRequests as refusal:
             self.refusal = refusal
             raise ValidationError(str(refusal.detail), code="throttled") from None
-        self.user_cache = authenticate(self.request, username=username, password=password)
-        if self.user_cache is None:
-            guard.failed()
-            raise self.get_invalid_login_error()
-        guard.succeeded()
+        except BadCredentials:
+            raise self.get_invalid_login_error() from None
         self.confirm_login_allowed(self.user_cache)
         return self.cleaned_data
 

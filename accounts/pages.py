@@ -23,7 +23,6 @@ from django.contrib import messages
 from django.contrib.auth import login, logout, update_session_auth_hash
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -51,7 +50,8 @@ from accounts.services import (
     password_change,
     token_revoke,
 )
-from accounts.verification import verification_request
+from accounts.verification import AlreadyVerified, verification_resend
+from config.errors import ServiceError
 from config.throttling import AddressRateThrottle, TooManyRequests, client_address
 
 logger = logging.getLogger(__name__)
@@ -293,22 +293,14 @@ def settings_mail(request: HttpRequest) -> HttpResponse:
 def settings_verify_email(request: HttpRequest) -> HttpResponse:
     """Mail a new verification link, at most once a minute (as ``POST /api/accounts/me/verify-email/``)."""
     user = request.user
-    if not user.email:
-        messages.error(request, "Your account has no e-mail address to verify.")
-    elif email_verified(user):
-        messages.info(request, "Your e-mail address is verified already.")
+    try:
+        verification_resend(user=user)
+    except AlreadyVerified as refusal:
+        messages.info(request, refusal.message)
+    except ServiceError as refusal:
+        messages.error(request, refusal.message)
     else:
-        wait = settings.FAIRDEAL_VERIFY_EMAIL_RESEND_SECONDS
-        # The API's key: one link a minute, whichever way it is asked for.
-        if not cache.add(f"verify-email:resend:{user.pk}", 1, timeout=wait):
-            messages.error(
-                request,
-                f"We sent you a link less than {wait} seconds ago; please wait before asking again.",
-            )
-        else:
-            with transaction.atomic():
-                verification_request(user=user)
-            messages.success(request, f"We sent a new link to {user.email}.")
+        messages.success(request, f"We sent a new link to {user.email}.")
     return redirect("settings")
 
 

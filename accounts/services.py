@@ -74,15 +74,26 @@ def account_register(*, username: str, email: str, password: str) -> tuple[Any, 
     return user, token
 
 
-def token_for(*, username: str, password: str, address: str) -> Token:
-    """The account's token for the right password; refused while its logins are locked."""
+def account_authenticate(*, username: str, password: str, address: str, request: Any = None) -> Any:
+    """The account for the right password, every attempt admitted by the :class:`LoginGuard` first.
+
+    Raises ``TooManyRequests`` while the account or the address is locked (before
+    any password is hashed) and :class:`BadCredentials` for a wrong pair. The
+    API's token and the login page both come through here.
+    """
     guard = LoginGuard(username=username, address=address)
     guard.admit()
-    user = authenticate(username=username, password=password)
+    user = authenticate(request, username=username, password=password)
     if user is None:
         guard.failed()
         raise BadCredentials("That username and password do not match an account.")
     guard.succeeded()
+    return user
+
+
+def token_for(*, username: str, password: str, address: str) -> Token:
+    """The account's token for the right password; refused while its logins are locked."""
+    user = account_authenticate(username=username, password=password, address=address)
     token, _ = Token.objects.get_or_create(user=user)
     return token
 

@@ -19,6 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
+from django.core.cache import cache
 from django.core.mail import send_mail
 from django.db import transaction
 from django.utils import timezone
@@ -82,6 +83,44 @@ def email_verify(*, token: str) -> Any:
 def verification_request(*, user: Any) -> None:
     """Mail a (new) link to the account's address, once the surrounding transaction commits."""
     outbox.enqueue(VERIFY_EMAIL, user_id=user.pk)
+
+
+class AlreadyVerified(ServiceError):
+    code = "already_verified"
+    status = 409
+
+
+class NoAddress(ServiceError):
+    code = "no_email"
+    status = 409
+
+
+class ResendTooSoon(ServiceError):
+    code = "throttled"
+    status = 429
+
+    def __init__(self, wait: int) -> None:
+        super().__init__(
+            f"We sent a link less than {wait} seconds ago; please wait before asking again."
+        )
+        self.wait = wait
+
+
+def verification_resend(*, user: Any) -> None:
+    """Mail ``user`` a new verification link: at most one a minute, however it is asked for.
+
+    Refuses an account without an address, or one already verified. The minute
+    is counted in the shared cache, so the API and the settings page share it.
+    """
+    if not user.email:
+        raise NoAddress("The account has no e-mail address to verify.")
+    if email_verified(user):
+        raise AlreadyVerified("Your e-mail address is verified already.")
+    wait = settings.FAIRDEAL_VERIFY_EMAIL_RESEND_SECONDS
+    if not cache.add(f"verify-email:resend:{user.pk}", 1, timeout=wait):
+        raise ResendTooSoon(wait)
+    with transaction.atomic():
+        verification_request(user=user)
 
 
 @outbox.handler(VERIFY_EMAIL)

@@ -2,10 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import logout, update_session_auth_hash
-from django.core.cache import cache
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
@@ -29,7 +26,7 @@ from accounts.serializers import (
     VerifyEmailSerializer,
 )
 from accounts.services import account_register, password_change, token_for, token_revoke
-from accounts.verification import email_verify, user_for_token, verification_request
+from accounts.verification import ResendTooSoon, email_verify, user_for_token, verification_resend
 from config.errors import ServiceError
 from config.throttling import AddressRateThrottle, TooManyRequests, client_address
 
@@ -117,30 +114,15 @@ class VerifyEmailView(PublicAccountsView):
         return Response({"username": user.username, "email": user.email, "email_verified": True})
 
 
-class AlreadyVerified(ServiceError):
-    code = "already_verified"
-    status = 409
-
-
-class NoAddress(ServiceError):
-    code = "no_email"
-    status = 409
-
-
 class ResendVerificationView(APIView):
     @extend_schema(request=None, responses={202: VerifiedSerializer})
     def post(self, request: Request) -> Response:
         """Mail a new verification link to my address (at most one a minute)."""
         user = request.user
-        if not user.email:
-            raise NoAddress("The account has no e-mail address to verify.")
-        if email_verified(user):
-            raise AlreadyVerified("Your e-mail address is verified already.")
-        wait = settings.FAIRDEAL_VERIFY_EMAIL_RESEND_SECONDS
-        if not cache.add(f"verify-email:resend:{user.pk}", 1, timeout=wait):
-            raise TooManyRequests(wait=wait)
-        with transaction.atomic():
-            verification_request(user=user)
+        try:
+            verification_resend(user=user)
+        except ResendTooSoon as exc:
+            raise TooManyRequests(wait=exc.wait) from None
         return Response(
             {"username": user.username, "email": user.email, "email_verified": False},
             status=status.HTTP_202_ACCEPTED,

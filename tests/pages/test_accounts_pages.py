@@ -417,7 +417,7 @@ def test_over_the_accounts_rate_a_login_is_refused_before_its_password_is_tried(
     assert Client().post(LOGIN, {"username": "alice", "password": WRONG}).status_code == 200
     client = Client()
 
-    with mock.patch("accounts.forms.authenticate") as authenticate:
+    with mock.patch("accounts.services.authenticate") as authenticate:
         refused = client.post(LOGIN, {"username": "alice", "password": PASSWORD, "next": "/lobby/"})
 
     assert refused.status_code == 429
