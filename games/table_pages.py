@@ -400,6 +400,7 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
             names(board["catchable"]) if board and isinstance(board.get("catchable"), int) else None
         ),
         "chain": board.get("chain") if board else None,
+        "naming": bool(board and board.get("naming")),
         "announced": [names(s) for s in (board or {}).get("announced") or []],
         "groups": action_groups(ruleset, view["legal_actions"], names),
         "log": [

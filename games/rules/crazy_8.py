@@ -323,6 +323,16 @@ class Crazy8State(EightsState):
         view = super().public_view()
         if self.last_card:
             view["catchable"] = self.catchable
+        if self.twos_stack:
+            # The two's chain, as Dodo shows its own: what the seat to act must answer or draw.
+            view["chain"] = (
+                {"total": self.chain, "seat": self.turn}
+                if self.chain and self.result is None
+                else None
+            )
+        if self.naming:
+            view["suit_to_follow"] = None  # the dealer names it first: nothing to follow yet
+            view["naming"] = True
         return view
 
 

@@ -9,6 +9,7 @@ when it is missing. Screenshots go to ``var/screenshots/`` (not committed).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -80,3 +81,111 @@ def serious_violations() -> Callable[[Any], list[str]]:
 @pytest.fixture
 def site(live_server: Any) -> Iterator[str]:
     yield live_server.url
+
+
+# -- helpers shared by the tests that play at a table ---------------------------------
+
+
+@pytest.fixture
+def log_in(site: str) -> Callable[..., None]:
+    """``log_in(page, "ann")``: through the login page, as a person does (factory users'
+    password unless another is given)."""
+    from playwright.sync_api import expect
+
+    from tests.factories import PASSWORD
+
+    def go(page: Any, username: str, password: str = PASSWORD) -> None:
+        page.goto(site + "/accounts/login/")
+        page.get_by_label("Username").fill(username)
+        page.locator("#id_password").fill(password)
+        page.get_by_role("button", name="Log in").click()
+        expect(page.get_by_role("button", name="Log out")).to_be_visible()
+
+    return go
+
+
+@pytest.fixture
+def server_errors() -> Callable[[Any], list[str]]:
+    """``errors = server_errors(page)``: every response of 500 or more the page gets, as it comes."""
+
+    def watch(page: Any) -> list[str]:
+        seen: list[str] = []
+        page.on(
+            "response",
+            lambda r: r.status >= 500 and seen.append(f"{r.status} {r.request.method} {r.url}"),
+        )
+        return seen
+
+    return watch
+
+
+class TablePage:
+    """A table's page in one browser, read and clicked as a player would.
+
+    Moves are the board's buttons, each known by its index in the legal actions
+    and its words (``.action-text``); the log is read from the page, numbered as
+    in the record.
+    """
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+
+    def at_version(self, version: int, timeout: float = 10_000) -> TablePage:
+        """Wait until the board shows this version (through table.js's polling, or a load)."""
+        self.page.locator(f'#board .board-state[data-etag*="-v{version}-"]').wait_for(
+            state="attached", timeout=timeout
+        )
+        return self
+
+    def buttons(self) -> list[tuple[int, str]]:
+        """The move buttons on the board, ``(index, words)``, in the order of the legal actions."""
+        rows = self.page.evaluate(
+            """() => Array.from(document.querySelectorAll('#board form.move')).map(f => [
+                   Number(f.querySelector('input[name=index]').value),
+                   f.querySelector('.action-text').textContent.trim()])"""
+        )
+        return sorted((int(i), str(t)) for i, t in rows)
+
+    def button(self, index: int) -> Any:
+        return self.page.locator(
+            f'#board form.move:has(input[name="index"][value="{index}"]) button'
+        )
+
+    def click(self, index: int) -> str:
+        """Click a move's button and wait for the page it leads to; the message it shows."""
+        with self.page.expect_navigation():
+            self.button(index).click()
+        return self.message()
+
+    def click_words(self, words: str, timeout: float = 10_000) -> str:
+        """Click the button that says exactly ``words`` (waiting for it to appear)."""
+        exactly = re.compile(f"^{re.escape(words)}$")
+        self.page.locator("#board form.move .action-text", has_text=exactly).first.wait_for(
+            timeout=timeout
+        )
+        for index, text in self.buttons():
+            if text == words:
+                return self.click(index)
+        raise AssertionError(f"no button says {words!r}: {self.buttons()}")
+
+    def message(self) -> str:
+        return self.page.locator('[role="status"]').first.inner_text().strip()
+
+    def log(self) -> dict[int, list[str]]:
+        """The log on the page: each move's number and its lines, in the engine's words."""
+        rows = self.page.evaluate(
+            """() => Array.from(document.querySelectorAll('#board [data-seq]')).map(e => [
+                   Number(e.dataset.seq),
+                   Array.from(e.querySelectorAll('li')).map(li => li.textContent.trim())])"""
+        )
+        return {int(seq): list(lines) for seq, lines in rows}
+
+    def facts(self) -> str:
+        """The facts beside the pile (the suit to follow, the chain, who may be caught...)."""
+        facts = self.page.locator("#board .facts")
+        return facts.inner_text() if facts.count() else ""
+
+
+@pytest.fixture
+def table_page() -> Callable[[Any], TablePage]:
+    return TablePage

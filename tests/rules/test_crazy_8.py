@@ -443,11 +443,14 @@ def test_starter_eight_dealer_names_the_dealer_names_the_suit_first() -> None:
     assert public(events, "hand_dealt")[0]["leader"] == 0
     assert state.legal_actions(1) == [{"type": "name", "suit": s} for s in "CDHS"]
     assert state.legal_actions(0) == []
+    # Nothing to follow until the dealer names it.
+    assert state.view(0)["suit_to_follow"] is None and state.view(0)["naming"] is True
     with pytest.raises(IllegalAction, match="the dealer first names the suit"):
         state.check(1, play("4S"))
     events = state.apply(1, {"type": "name", "suit": "D"}, chance)
     assert public(events, "name") == [{"type": "name", "seat": 1, "suit": "D"}]
     assert state.to_act == (0,) and state.suit_to_follow == "D"
+    assert state.view(0)["suit_to_follow"] == "D" and "naming" not in state.view(0)
     assert state.legal_actions(0)[0] == play("3D")
 
 
@@ -1111,3 +1114,23 @@ def test_crazy_8_2_blocked_a_hand_at_any_position_that_came_back_choices_or_not(
     # The position after the first draw comes back with the ninth action.
     (over,) = public(state.apply(0, DRAW, chance), "hand_over")
     assert over["blocked"] and over["repeated"] and state.hand_no == 2
+
+
+def test_the_view_shows_a_stacked_chain_and_no_suit_while_the_dealer_names() -> None:
+    options = {"twos_draw_two": True, "twos_stack": True}
+    state, chance = arrange(
+        [["2H", "5H", "2C"], ["2S", "4D"]],
+        pile=["KH"],
+        stock=["6S", "7S", "9S", "TS", "JS"],
+        options=options,
+    )
+    assert state.view(None)["chain"] is None
+    state.apply(0, play("2H"), chance)
+    assert state.view(None)["chain"] == {"total": 2, "seat": 1}
+    state.apply(1, play("2S"), chance)
+    assert state.view(1)["chain"] == {"total": 4, "seat": 0}
+    state.apply(0, DRAW, chance)
+    assert state.view(None)["chain"] is None
+    # Without twos_stack there is no chain to show.
+    plain, _ = arrange([["2H", "5H"], ["3S"]], pile=["KH"], stock=["6S", "7S"])
+    assert "chain" not in plain.view(None) and "naming" not in plain.view(None)

@@ -1,0 +1,136 @@
+"""axe-core on every page a player uses, at a desktop's width and a phone's; and the keyboard.
+
+Each page is loaded in Chromium and axe-core runs in it: no serious or
+critical violation on the lobby (with an open table in it), the new-table
+form, my tables, the settings, sign-up and login, a Dodo table and a Crazy 8
+table in play, a finished game and its replay. The run writes screenshots for
+people to look at (``var/screenshots/``): the lobby, a table in play for each
+game, and a finished game, at both widths.
+
+Then the keyboard alone: Tab reaches a move button on the table page and
+Enter plays it.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from games.models import Table
+from tests.factories import make_users, open_table, play_match, started_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WIDTHS = {
+    "desktop": {"width": 1280, "height": 900},
+    "phone": {"width": 360, "height": 740},
+}
+CRAZY_8_RULES = {
+    "last_card": True,
+    "twos_draw_two": True,
+    "twos_stack": True,
+    "queens_skip": True,
+    "starter_eight": "dealer_names",
+}
+
+
+@pytest.fixture
+def tables() -> dict[str, Table]:
+    """An open table in the lobby, and a Dodo and a Crazy 8 table in play, Ann's turn at each."""
+    ann, ben, cat, dan, eve = make_users("ann", "ben", "cat", "dan", "eve")
+    return {
+        "open": open_table(eve, seats=3, game="dodo", options={"target": 100, "no_chains": True}),
+        # Seat 1 leads the first deal of this seed: Ann, so that her page shows her moves.
+        "dodo": started_table(ben, ann, cat, dan, seed=b"dodo-131", game="dodo"),
+        "crazy-8": started_table(ann, ben, seed=b"c8-1176", game="crazy-8", options=CRAZY_8_RULES),
+    }
+
+
+@pytest.fixture
+def finished(tables: dict[str, Table]) -> Table:
+    """A Crazy 8 match Ann and Ben played to the end (this seed and these choices: 81 moves)."""
+    ann, ben = (tables["crazy-8"].seats.get(number=n).user for n in (0, 1))
+    table = started_table(ann, ben, seed=b"axe-0", game="crazy-8")
+    play_match(table, rng=random.Random(11))
+    table.refresh_from_db()
+    assert table.status == Table.Status.FINISHED
+    return table
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_no_page_has_a_serious_accessibility_violation(
+    browser: Any,
+    site: str,
+    width: str,
+    tables: dict[str, Table],
+    finished: Table,
+    log_in: Any,
+    serious_violations: Any,
+    shot: Any,
+    server_errors: Any,
+) -> None:
+    viewport = WIDTHS[width]
+    found: dict[str, list[str]] = {}
+
+    def check(page: Any, name: str, path: str, screenshot: str | None = None) -> None:
+        response = page.goto(site + path)
+        assert response is not None and response.status == 200, (path, response)
+        if screenshot:
+            shot(page, f"{screenshot}-{width}")
+        found[name] = serious_violations(page)
+
+    # Nobody logged in: sign up and log in.
+    visitor = browser.new_context(viewport=viewport).new_page()
+    errors = [server_errors(visitor)]
+    check(visitor, "signup", "/accounts/signup/")
+    check(visitor, "login", "/accounts/login/")
+
+    page = browser.new_context(viewport=viewport).new_page()
+    errors.append(server_errors(page))
+    log_in(page, "ann")
+    check(page, "lobby", "/lobby/", "lobby")
+    expect(page.get_by_role("button", name=f"Join table {tables['open'].pk}, Dodo")).to_be_visible()
+    check(page, "new table", "/tables/new/")
+    check(page, "my tables", "/tables/")
+    check(page, "settings", "/accounts/settings/")
+    for game in ("dodo", "crazy-8"):
+        check(page, f"{game} in play", f"/tables/{tables[game].pk}/", f"table-{game}")
+        expect(page.locator("#board-heading")).to_have_text("Your turn.")
+    check(page, "finished", f"/tables/{finished.pk}/", "finished")
+    expect(page.locator("#board")).to_contain_text("the game is over")
+    check(page, "replay", f"/tables/{finished.pk}/replay/")
+
+    assert {name: v for name, v in found.items() if v} == {}
+    assert all(e == [] for e in errors), errors
+
+
+def test_tab_reaches_a_move_button_and_enter_plays_it(
+    page: Any, site: str, tables: dict[str, Table], log_in: Any, table_page: Any
+) -> None:
+    table = tables["crazy-8"]
+    log_in(page, "ann")  # the dealer, who names the suit of the starter eight
+    page.goto(f"{site}/tables/{table.pk}/")
+    version = table.version
+
+    for _ in range(100):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(
+            "() => document.activeElement.matches('#board form.move button')"
+            " ? document.activeElement.querySelector('.action-text').textContent : null"
+        )
+        if focused:
+            break
+    else:
+        raise AssertionError("Tab never reached a move button")
+    # The focused button shows that it has the focus.
+    outline = page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none", outline
+
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert f"You {focused}." in table_page(page).message()
+    table.refresh_from_db()
+    assert table.version == version + 1
