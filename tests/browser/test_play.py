@@ -133,3 +133,10 @@ def test_two_players_play_a_whole_match_by_clicking(
     expect(ann.locator("main")).to_contain_text("the game is over")
     shot(ann, "replay-desktop")
     assert serious_violations(ann) == []
+    # Ben's replay, on his phone, ends the same way, every hand face up at its start.
+    ben.goto(site + f"/tables/{table.pk}/replay/?step=0")
+    hands = ben.locator("main").inner_text()
+    assert "ann" in hands and "ben" in hands
+    ben.get_by_role("link", name=re.compile("End")).first.click()
+    expect(ben.locator("main")).to_contain_text("the game is over")
+    assert ben.locator("main").inner_text() == ann.locator("main").inner_text()
