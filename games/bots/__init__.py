@@ -1,0 +1,107 @@
+"""Bots: a seat's choice among its legal actions, from what that seat may see alone.
+
+Pure Python like the engine (no Django, no clock, no global randomness); the
+web app seats them. One entry point::
+
+    from games.bots import choose, seen_from
+
+    seen = seen_from(state, seat, events)           # what the seat sees, copied out
+    action = choose(seen, "normal", stream_bytes)   # one of seen.legal, or None
+
+Levels (``LEVELS``):
+
+* ``easy``: a legal action at random;
+* ``normal``: the rulebooks' own advice as rules of thumb (``games/bots/thumb.py``),
+  with the seat's memory of the match (``games/bots/memory.py``);
+* ``strong``: search over the hidden cards: worlds consistent with everything
+  the seat has seen, played out, the best action kept (``games/bots/search.py``).
+
+What a bot is given is a :class:`Seen`: the ruleset, the seat, its view, its
+legal actions and its history as it saw it: what the API gives that seat, and
+nothing else, so a bot cannot cheat by construction (``games/bots/seen.py``).
+
+Calls out of turn: a seat outside ``to_act`` may have calls among its legal
+actions (a catch, a late last card), which it is free not to make. ``choose``
+then returns the call, or None for making none. A seat in ``to_act`` always
+gets an action. ``normal`` and ``strong`` catch whenever they can and announce
+their own last card (with the play, or late).
+
+Deterministic: everything random a bot does comes from ``stream_bytes``
+(``games/bots/streams.py``), so the same bytes give the same choice; the web
+app derives them from the table's seed, so a match replays exactly. See
+``docs/bots.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from games.bots import search, thumb
+from games.bots.memory import Memory
+from games.bots.seen import Seen, seen_from
+from games.bots.streams import Dice
+from games.rules.base import Action
+
+LEVELS = ("easy", "normal", "strong")
+
+
+class UnknownLevel(ValueError):
+    code = "unknown_level"
+
+
+def choose(seen: Seen, level: str, stream_bytes: bytes) -> Action | None:
+    """The action ``level`` takes for the seat of ``seen``: a copy of one of ``seen.legal``.
+
+    None only for a seat that owes nothing and makes no call (or has no legal
+    action at all).
+    """
+    if level not in _PLAYERS:
+        raise UnknownLevel(f"there is no bot level {level!r}; the levels are {', '.join(LEVELS)}")
+    legal = list(seen.legal)
+    if not legal:
+        return None
+    dice = Dice(stream_bytes).child(level)
+    chosen = _PLAYERS[level](seen, dice)
+    if chosen is None:
+        if seen.owes:
+            raise AssertionError("a bot that owes an action chose none")
+        return None
+    for action in legal:  # the engine's own action, unchanged
+        if action == chosen:
+            return dict(action)
+    raise AssertionError(f"a bot chose {chosen!r}, which is not legal")
+
+
+def _easy(seen: Seen, dice: Dice) -> Action | None:
+    """Any legal action; out of turn, any call or none, equally likely."""
+    choices: list[Action | None] = list(seen.legal)
+    if not seen.owes:
+        choices.append(None)
+    return dice.pick(choices)
+
+
+def _normal(seen: Seen, dice: Dice) -> Action | None:
+    if not seen.owes:
+        return _call(seen)
+    memory = Memory(seen)
+    return thumb.choose(thumb.table_from_seen(seen, memory), seen.legal)
+
+
+def _strong(seen: Seen, dice: Dice) -> Action | None:
+    if not seen.owes:
+        return _call(seen)
+    return search.choose(seen, Memory(seen), dice)
+
+
+def _call(seen: Seen) -> Action | None:
+    """Out of turn: catch whoever may be caught; announce one's own last card."""
+    return next((action for action in seen.legal if action["type"] in thumb.CALLS), None)
+
+
+_PLAYERS: dict[str, Callable[[Seen, Dice], Action | None]] = {
+    "easy": _easy,
+    "normal": _normal,
+    "strong": _strong,
+}
+
+__all__ = ["LEVELS", "Seen", "UnknownLevel", "choose", "seen_from"]

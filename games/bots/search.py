@@ -1,0 +1,141 @@
+"""The ``strong`` bot: search over the hidden cards, for the Crazy Eights family.
+
+Determinized Monte Carlo. The seat cannot see the other hands or the stock,
+so it imagines them: each *world* deals the unseen cards again as its memory
+allows (:class:`~games.bots.worlds.Worlds`) and becomes a whole engine state.
+In each world every candidate action is played, and then the rest of the deal
+is played out by the rules of thumb for every seat (each seeing only its own
+hand of that world), to the end of the deal: the deal's scores, from the
+seat's side, are the action's value in that world (a whole match is too long
+to play out; a deal that has not ended after ``Budget.depth`` actions is judged
+by the cards left in hand). The action with the best total over the worlds is
+played.
+
+* The candidates are the rules of thumb's best few (``Budget.candidates``),
+  so the search looks where the advice is unsure and a long list of plays
+  (Dodo's sets of cards, each eight four times) stays cheap; calls out of turn
+  are never searched (catching and announcing are always right).
+* Every candidate meets the same worlds, with the same chance for the engine
+  in them (its reshuffles), so the comparison between two actions is not
+  blurred by the luck of the deal: only the action differs.
+* The budget is a number of worlds, never a time, so that the same bytes give
+  the same choice on any machine; ``bench/bots.py`` shows that it keeps to
+  the time a decision may take.
+
+A simple single-observer information-set MCTS (re-determinizing each
+iteration, UCT over this seat's own decisions) was tried beside this in
+``bench/bots.py`` while it was written; at the same time per decision it did
+no better, because a deal's later choices are mostly forced or well served by
+the rules of thumb, while the root choice gains from each action meeting every
+world.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from games.bots import thumb
+from games.bots.memory import Memory
+from games.bots.seen import Seen
+from games.bots.streams import Dice
+from games.bots.worlds import Worlds
+from games.rules.base import Action, GameState
+from games.rules.chance import Chance
+from games.rules.crazy_eights import EightsState, hand_value
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much a decision may search: a count of the engine's actions, never a time."""
+
+    actions: int = 4000  # actions played out in imagined worlds, over every candidate
+    candidates: int = 6  # actions searched: the rules of thumb's best
+    depth: int = 60  # actions played out in a world before the deal is judged as it stands
+    worlds: int = 200  # the most worlds a round imagines (a deal about to end plays out fast)
+
+
+# By game: an action of Dodo (its sets of cards, its chains) costs the engine about three
+# times one of Crazy Eights, so it gets a third of the actions and about the same time.
+BUDGETS: dict[str, Budget] = {
+    "crazy-eights": Budget(actions=14_000),
+    "crazy-8": Budget(actions=14_000),
+    "dodo": Budget(actions=5_000),
+}
+
+
+def choose(seen: Seen, memory: Memory, dice: Dice, budget: Budget | None = None) -> Action:
+    budget = budget or BUDGETS.get(seen.ruleset.id, Budget())
+    table = thumb.table_from_seen(seen, memory)
+    ranked = sorted(thumb.scores(table, seen.legal), key=lambda scored: -scored[1])
+    if ranked[0][0]["type"] in thumb.CALLS:
+        return ranked[0][0]
+    candidates = [action for action, _ in ranked[: budget.candidates]]
+    if len(candidates) == 1:
+        return candidates[0]
+    worlds = Worlds(seen, memory)
+    if not worlds.valid:
+        return candidates[0]
+    rules = thumb.rules_of(seen.ruleset, seen.seats, seen.options)
+    values = [0.0] * len(candidates)
+    alive = list(range(len(candidates)))
+    rounds = max(1, (len(candidates) - 1).bit_length())  # halving down to one
+    number = 0  # worlds imagined so far
+    for _ in range(rounds):
+        spent = 0
+        for _ in range(budget.worlds):
+            hands, stock, pile = worlds.sample(dice.child("world", number))
+            saved = worlds.saved(hands, stock, pile)
+            chance = dice.chance("playout", number)
+            for index in alive:
+                state = seen.ruleset.load(saved)
+                if number == 0 and not _legal_in(state, seen.seat, candidates[index]):
+                    return candidates[0]  # a world that is not the seat's: never expected
+                value, played = playout(
+                    state, seen.seat, candidates[index], chance, rules, budget.depth
+                )
+                values[index] += value
+                spent += played
+            number += 1
+            if spent >= budget.actions // rounds:
+                break
+        # Successive halving: the better half meets the next worlds too.
+        alive.sort(key=lambda index: (-values[index], index))
+        alive = sorted(alive[: (len(alive) + 1) // 2])
+    return candidates[alive[0]]
+
+
+def _legal_in(state: GameState, seat: int, action: Action) -> bool:
+    wanted = json.dumps(action, sort_keys=True)
+    return any(json.dumps(a, sort_keys=True) == wanted for a in state.legal_actions(seat))
+
+
+def playout(
+    state: GameState, me: int, action: Action, chance: Chance, rules: thumb.Rules, depth: int
+) -> tuple[float, int]:
+    """``me`` takes ``action``, the rules of thumb play on to the end of the deal.
+
+    Returns the deal's value to ``me`` and the number of actions played.
+    """
+    assert isinstance(state, EightsState)
+    deal = state.hand_no
+    state.apply(me, action, chance)
+    played = 1
+    while played <= depth and state.result is None and state.hand_no == deal:
+        seat = state.turn
+        table = thumb.table_from_state(state, seat, rules)
+        state.apply(seat, thumb.choose(table, state.legal_actions(seat)), chance)
+        played += 1
+    if state.result is not None or state.hand_no != deal:
+        scores: Sequence[int] = state.history[-1]["scores"]
+        return value(scores, me, rules), played
+    held = [hand_value(hand) for hand in state.hands]
+    return value([-h for h in held] if rules.collects else held, me, rules) / 2, played
+
+
+def value(scores: Sequence[int], me: int, rules: thumb.Rules) -> float:
+    """A deal's scores from ``me``'s side: its own against the others' average, in hundreds."""
+    others = (sum(scores) - scores[me]) / (len(scores) - 1)
+    mine = scores[me] - others if rules.collects else others - scores[me]
+    return mine / 100

@@ -1,0 +1,312 @@
+"""The ``normal`` bot: the rulebooks' own advice, as rules of thumb, for the Crazy Eights family.
+
+Each legal action gets a small score and the best is played; the advice it
+follows is the rulebooks':
+
+* calls out of turn first: catch whoever may be caught, and announce one's own
+  last card, late if need be (with the play whenever it can: the announcing
+  form of a play is always preferred);
+* shed the costly cards first ("a king in your hand costs ten, a two costs
+  two"), several of a rank together where the game allows;
+* keep an eight back for when nothing else plays ("an eight played early is a
+  card you will miss"), but spend it before the end, and in Dodo sooner ("play
+  one the moment it does you some good"): an eight left in hand is fifty;
+* change to, and follow into, the suit you hold most of ("so that you can
+  follow yourself next turn"), and prefer a suit the next player drew on
+  rather than follow ("a player who drew rather than follow hearts had no
+  hearts", from the seat's memory);
+* in Dodo keep a two or a four to answer a chain, answer a chain rather than
+  draw it, hit a player running low with twos, fours and aces, turn play away
+  from them with a jack, and lay a black queen when somebody else is low and
+  you are high, swapping with the fewest cards;
+* Crazy 8's house rules: a skip is another turn at two seats, a two attacks,
+  and with a voluntary draw an eight is kept back by drawing instead.
+
+:class:`Table` is what the score reads: built from what a seat sees
+(:func:`table_from_seen`, with its memory) or, inside the imagined worlds of
+the ``strong`` bot, from a state for the seat to act (:func:`table_from_state`:
+its own hand and the public facts only, never another hand).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from games.bots.memory import Memory
+from games.bots.seen import Seen
+from games.rules.base import Action, GameState, Ruleset
+from games.rules.crazy_eights import EightsState, card_value
+
+EIGHT = "8"
+SUITS = "CDHS"
+BLACK_QUEENS = ("QS", "QC")
+CALLS = ("catch", "last_card")
+NO_VOIDS: tuple[frozenset[str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What the score needs to know of the game being played: read from a new, empty state."""
+
+    seats: int
+    dodo: bool
+    collects: bool  # whoever goes out scores the others' cards (else each scores its own)
+    black_queens: bool  # Dodo's swap
+    queen_penalty: bool  # Dodo's worst-plus-ten for a black queen left in hand
+    chain_ranks: str  # cards that make the next seat draw: twos (and fours)
+    answers: bool  # a chain may be answered
+    skip_ranks: str
+    reverse_ranks: str  # at three seats or more
+    voluntary_draw: bool
+
+
+@lru_cache(maxsize=256)
+def _rules(ruleset: Ruleset, seats: int, options: tuple[tuple[str, Any], ...]) -> Rules:
+    blank: Any = ruleset.make_state(seats, dict(options))
+    if hasattr(blank, "swaps"):  # Dodo
+        jack_skips = bool(blank.jacks_skip)
+        return Rules(
+            seats=seats,
+            dodo=True,
+            collects=bool(blank.higher_wins),
+            black_queens=True,
+            queen_penalty=not blank.higher_wins,
+            chain_ranks="24",
+            answers=bool(blank.chains),
+            skip_ranks="AJ" if jack_skips else "A",
+            reverse_ranks="" if jack_skips or seats == 2 else "J",
+            voluntary_draw=False,
+        )
+    crazy_8 = hasattr(blank, "skip_ranks")
+    return Rules(
+        seats=seats,
+        dodo=False,
+        collects=True,
+        black_queens=False,
+        queen_penalty=False,
+        chain_ranks="2" if crazy_8 and blank.twos_draw_two else "",
+        answers=crazy_8 and bool(blank.twos_stack),
+        skip_ranks=blank.skip_ranks if crazy_8 else "",
+        reverse_ranks=blank.reverse_ranks if crazy_8 and seats > 2 else "",
+        voluntary_draw=crazy_8 and bool(blank.voluntary_draw),
+    )
+
+
+def rules_of(ruleset: Ruleset, seats: int, options: Mapping[str, Any]) -> Rules:
+    return _rules(ruleset, seats, tuple(sorted(options.items())))
+
+
+@dataclass
+class Table:
+    """The table as the seat ``me`` knows it, for the score."""
+
+    rules: Rules
+    me: int
+    hand: list[str]
+    counts: Sequence[int]
+    top: str
+    called: str | None
+    chain: int
+    direction: int
+    voids: Sequence[frozenset[str]] = NO_VOIDS  # per seat, from memory
+    known: Sequence[Sequence[str]] = ()  # per seat: cards it is known to hold
+
+    def seat_after(self, seat: int, steps: int = 1) -> int:
+        return (seat + steps * self.direction) % self.rules.seats
+
+
+def table_from_seen(seen: Seen, memory: Memory) -> Table:
+    view = seen.view
+    chain = view.get("chain")
+    return Table(
+        rules=rules_of(seen.ruleset, seen.seats, seen.options),
+        me=seen.seat,
+        hand=seen.hand,
+        counts=view["card_counts"],
+        top=view["pile_top"],
+        called=view["called_suit"],
+        chain=chain["total"] if chain else 0 if "chain" in view else memory.chain,
+        direction=view.get("direction", memory.direction),
+        voids=[memory.voids(seat) for seat in range(seen.seats)],
+        known=[memory.known_cards(seat) for seat in range(seen.seats)],
+    )
+
+
+def table_from_state(state: GameState, seat: int, rules: Rules) -> Table:
+    """The table as ``seat`` of an imagined world sees it: its hand and the public facts."""
+    assert isinstance(state, EightsState)
+    return Table(
+        rules=rules,
+        me=seat,
+        hand=state.hands[seat],
+        counts=[len(hand) for hand in state.hands],
+        top=state.pile[-1],
+        called=state.called_suit,
+        chain=state.chain,
+        direction=state.direction,
+    )
+
+
+# -- choosing ----------------------------------------------------------------------
+
+
+def choose(table: Table, legal: Sequence[Action]) -> Action:
+    """The action the rules of thumb prefer: the first of the best, in the order given."""
+    if len(legal) == 1:
+        return legal[0]
+    best: Action | None = None
+    best_score = float("-inf")
+    for action, score in scores(table, legal):
+        if score > best_score:
+            best, best_score = action, score
+    assert best is not None, "a seat with nothing to do has nothing to choose"
+    return best
+
+
+def scores(table: Table, legal: Sequence[Action]) -> list[tuple[Action, float]]:
+    """Each action worth considering and its score (a play's silent form is left out)."""
+    announcing = any("announce" in action for action in legal)
+    hand = _Hand(table) if any(action["type"] == "play" for action in legal) else None
+    scored: list[tuple[Action, float]] = []
+    for action in legal:
+        kind = action["type"]
+        if kind in CALLS:
+            score = 10_000.0
+        elif kind == "play":
+            assert hand is not None
+            laid = _cards(action)
+            if announcing and "announce" not in action and hand.size - len(laid) == 1:
+                continue
+            score = play_score(table, hand, action, laid)
+        elif kind == "swap":
+            score = swap_score(table, action["seat"])
+        elif kind == "name":
+            score = suit_score(table, table.hand, action["suit"])
+        elif kind == "draw":
+            score = draw_score(table)
+        else:  # pass
+            score = -1_000.0
+        scored.append((action, score))
+    return scored
+
+
+def _cards(action: Action) -> list[str]:
+    cards: list[str] = action["cards"] if "cards" in action else [action["card"]]
+    return cards
+
+
+class _Hand:
+    """What the scores of plays read of the hand and the table, counted once for them all."""
+
+    def __init__(self, table: Table) -> None:
+        rules = table.rules
+        hand = table.hand
+        self.size = len(hand)
+        self.suits = dict.fromkeys(SUITS, 0)  # eights aside: they follow nothing
+        self.ranks: dict[str, int] = {}
+        for card in hand:
+            if card[0] != EIGHT:
+                self.suits[card[1]] += 1
+            self.ranks[card[0]] = self.ranks.get(card[0], 0) + 1
+        self.eights = self.ranks.get(EIGHT, 0)
+        self.answers = sum(self.ranks.get(rank, 0) for rank in rules.chain_ranks)
+        self.queens = sum(1 for card in hand if card in BLACK_QUEENS) if rules.black_queens else 0
+        counts = table.counts
+        self.low = min(counts[seat] for seat in range(rules.seats) if seat != table.me)
+        self.after = table.seat_after(table.me)
+        self.next_count = counts[self.after]
+        self.before_count = counts[table.seat_after(table.me, -1)]
+        self.next_voids = table.voids[self.after] if table.voids else frozenset()
+
+
+def play_score(table: Table, hand: _Hand, action: Action, cards: list[str]) -> float:
+    rules = table.rules
+    left = hand.size - len(cards)
+    if not left:
+        return 1_000.0  # out
+    last = cards[-1]
+    rank = last[0]
+    suit = action.get("suit") or last[1]
+    low = hand.low
+    shed_weight = 1.0 if low <= 2 else 0.5  # someone is about to go out: unload the costly
+    score = 5.0 * (len(cards) - 1)
+    following = hand.suits[suit]
+    same_rank = hand.ranks[rank]
+    queens = 0
+    for card in cards:
+        if card[0] == rank:
+            same_rank -= 1
+        if card[0] != EIGHT:
+            score += shed_weight * card_value(card)
+            if card[1] == suit:
+                following -= 1
+        if card in BLACK_QUEENS:
+            queens += 1
+    if rank == EIGHT:
+        eights_left, same_rank = same_rank, 0
+    else:
+        eights_left = hand.eights
+    score += 3.0 * following + 2.0 * same_rank
+    if not following and not same_rank and not eights_left:
+        score -= 4.0  # nothing to follow with next time
+    if suit in hand.next_voids:
+        score += 5.0
+    nxt = hand.next_count
+    if rank == EIGHT:
+        score -= _eight_cost(table, left, low)
+    if rank in rules.chain_ranks:
+        chained = sum(2 if card[0] == "2" else 4 for card in cards if card[0] in "24")
+        if table.chain:
+            score += 50.0 + (chained * 2 if nxt <= 3 else -3.0 * (len(cards) - 1))
+        else:
+            score += chained * (3.0 if nxt <= 2 else 0.5)
+            if rules.answers and hand.answers == len(cards) and left >= 3:
+                score -= 6.0  # keep a two or four to answer with
+    if rank in rules.skip_ranks:
+        score += (6.0 if rules.seats == 2 else 8.0 if nxt <= 2 else 2.0) * len(cards)
+    if rank in rules.reverse_ranks and len(cards) % 2 == 1:
+        score += 6.0 if nxt < hand.before_count else -2.0
+    if queens:
+        score += 6.0 * (left - low)  # the swap: my hand left for the shortest
+        if rules.queen_penalty:
+            score += 10.0
+    elif hand.queens and rules.queen_penalty and low <= 2:
+        score -= 2.0
+    return score
+
+
+def _eight_cost(table: Table, left: int, low: int) -> float:
+    """What laying an eight now gives up: it plays on anything later, but costs fifty in hand."""
+    if left <= 1 or low <= 2:
+        return 2.0  # the end is near: spend it
+    if table.rules.dodo:
+        return 12.0
+    return 25.0 if left >= 3 else 8.0
+
+
+def suit_score(table: Table, hand: Sequence[str], suit: str) -> float:
+    """How good ``suit`` is to call (or name): held most, the next seat lacking it."""
+    held = [card for card in hand if card[1] == suit and card[0] != EIGHT]
+    score = 3.0 * len(held) + sum(card_value(card) for card in held) / 20
+    if table.voids and suit in table.voids[table.seat_after(table.me)]:
+        score += 5.0
+    return score
+
+
+def swap_score(table: Table, seat: int) -> float:
+    """Dodo's black queen: take the shortest hand, not one known to hold a black queen or eights."""
+    score = -6.0 * table.counts[seat]
+    if table.known:
+        for card in table.known[seat]:
+            score -= 30.0 if card in BLACK_QUEENS else card_value(card) / 4
+    return score
+
+
+def draw_score(table: Table) -> float:
+    if table.chain:
+        return 0.0  # answering scores above this
+    # A voluntary draw (Crazy 8): better than an eight spent early, worse than most plays.
+    return -12.0 if len(table.hand) > 2 else -40.0

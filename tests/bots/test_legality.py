@@ -1,0 +1,56 @@
+"""Every level plays whole matches of every game without an illegal action.
+
+Seeded matches of every ruleset version at its preset (at its fewest seats and
+at four, Crazy 8 at two), and of random tables (any seat count, any valid
+combination of options, short targets), with bots of every level seated
+together; every seat's calls out of turn go through its bot too. Each choice
+must be one of the seat's legal actions (``Match.decide``), and the engine
+applies it (``state.apply`` would raise otherwise). The ``strong`` bot searches
+with a tiny budget here: what it may choose does not depend on the budget.
+``python bench/bots.py --soak N`` plays thousands more.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from games.bots import LEVELS, search
+from games.rules.base import Ruleset
+from tests.bots.tables import PRESETS, Match, random_table, seed_of
+
+RANDOM_TABLES = 120
+BATCHES = 6  # the random tables, in batches that pytest-xdist can spread
+# The search at its smallest: a world or so for each of three candidates, played out briefly.
+TINY = search.Budget(actions=1, candidates=3, depth=8)
+
+
+@pytest.fixture(autouse=True)
+def small_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "BUDGETS", {game: TINY for game in search.BUDGETS})
+
+
+def quick(ruleset: Ruleset, seats: int) -> dict[str, object]:
+    """The preset, with a short line where the game has one."""
+    return ruleset.validate(seats, {"target": 60} if ruleset.id == "dodo" else {})
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "seats"), PRESETS, ids=[f"{r.version}-{s}" for r, s in PRESETS]
+)
+def test_every_level_plays_the_preset_to_the_end(ruleset: Ruleset, seats: int) -> None:
+    for number, level in enumerate(LEVELS):
+        levels = [level] * seats
+        Match(ruleset, seats, quick(ruleset, seats), seed_of(ruleset.version, level), levels).play()
+        mixed = [LEVELS[(number + seat) % len(LEVELS)] for seat in range(seats)]
+        Match(ruleset, seats, quick(ruleset, seats), seed_of(ruleset.version, mixed), mixed).play()
+
+
+@pytest.mark.parametrize("batch", range(BATCHES))
+def test_bots_of_every_level_play_random_tables_to_the_end(batch: int) -> None:
+    chooser = random.Random(f"random tables {batch}")
+    for number in range(RANDOM_TABLES // BATCHES):
+        ruleset, seats, options = random_table(chooser)
+        levels = [chooser.choice(("easy", "normal", "normal", "strong")) for _ in range(seats)]
+        Match(ruleset, seats, options, seed_of("random tables", batch, number), levels).play()
