@@ -20,7 +20,7 @@ from games.bots import LEVELS, search
 from games.rules.base import Ruleset
 from tests.bots.tables import PRESETS, Match, random_table, seed_of
 
-RANDOM_TABLES = 120
+RANDOM_TABLES = 72
 BATCHES = 6  # the random tables, in batches that pytest-xdist can spread
 # The search at its smallest: a world or so for each of three candidates, played out briefly.
 TINY = search.Budget(actions=1, candidates=3, depth=8)
