@@ -34,6 +34,7 @@ app derives them from the table's seed, so a match replays exactly. See
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from games.bots import search, thumb
@@ -66,15 +67,15 @@ def choose(seen: Seen, level: str, stream_bytes: bytes) -> Action | None:
         if seen.owes:
             raise AssertionError("a bot that owes an action chose none")
         return None
-    for action in legal:  # the engine's own action, unchanged
+    for action in legal:  # the engine's own action, unchanged, as a copy
         if action == chosen:
-            return dict(action)
+            return {key: list(v) if isinstance(v, list) else v for key, v in action.items()}
     raise AssertionError(f"a bot chose {chosen!r}, which is not legal")
 
 
 def _easy(seen: Seen, dice: Dice) -> Action | None:
     """Any legal action; out of turn, any call or none, equally likely."""
-    choices: list[Action | None] = list(seen.legal)
+    choices: list[Action | None] = sorted(seen.legal, key=lambda a: json.dumps(a, sort_keys=True))
     if not seen.owes:
         choices.append(None)
     return dice.pick(choices)
@@ -83,8 +84,7 @@ def _easy(seen: Seen, dice: Dice) -> Action | None:
 def _normal(seen: Seen, dice: Dice) -> Action | None:
     if not seen.owes:
         return _call(seen)
-    memory = Memory(seen)
-    return thumb.choose(thumb.table_from_seen(seen, memory), seen.legal)
+    return thumb.ranked(thumb.table_from_seen(seen, Memory(seen)), seen.legal)[0]
 
 
 def _strong(seen: Seen, dice: Dice) -> Action | None:

@@ -116,12 +116,12 @@ class Memory:
         pack: tuple[str, ...] = ruleset.pack(seen.seats, options)
         self.pack = pack
         self.one_pack = len(set(pack)) == len(pack)
+        # The cards that start or add to a chain: Dodo's twos and fours, Crazy 8's twos.
         if self.dodo:
             self.chain_values = {"2": 2, "4": 4}
-            self.catch_draws = 2
         else:
             self.chain_values = {"2": 2} if options.get("twos_draw_two") else {}
-            self.catch_draws = 1
+        self.catch_draws: int = ruleset.state_class.catch_draws
         # A draw tells what was held unless the table lets a seat draw while a card plays.
         self.draws_tell = not options.get("voluntary_draw")
         self.counts_draws = options.get("draw_rule", "until_playable") != "until_playable"

@@ -30,6 +30,7 @@ its own hand and the public facts only, never another hand).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -60,7 +61,6 @@ class Rules:
     answers: bool  # a chain may be answered
     skip_ranks: str
     reverse_ranks: str  # at three seats or more
-    voluntary_draw: bool
 
 
 @lru_cache(maxsize=256)
@@ -78,7 +78,6 @@ def _rules(ruleset: Ruleset, seats: int, options: tuple[tuple[str, Any], ...]) -
             answers=bool(blank.chains),
             skip_ranks="AJ" if jack_skips else "A",
             reverse_ranks="" if jack_skips or seats == 2 else "J",
-            voluntary_draw=False,
         )
     crazy_8 = hasattr(blank, "skip_ranks")
     return Rules(
@@ -91,7 +90,6 @@ def _rules(ruleset: Ruleset, seats: int, options: tuple[tuple[str, Any], ...]) -
         answers=crazy_8 and bool(blank.twos_stack),
         skip_ranks=blank.skip_ranks if crazy_8 else "",
         reverse_ranks=blank.reverse_ranks if crazy_8 and seats > 2 else "",
-        voluntary_draw=crazy_8 and bool(blank.voluntary_draw),
     )
 
 
@@ -107,8 +105,6 @@ class Table:
     me: int
     hand: list[str]
     counts: Sequence[int]
-    top: str
-    called: str | None
     chain: int
     direction: int
     voids: Sequence[frozenset[str]] = NO_VOIDS  # per seat, from memory
@@ -126,8 +122,6 @@ def table_from_seen(seen: Seen, memory: Memory) -> Table:
         me=seen.seat,
         hand=seen.hand,
         counts=view["card_counts"],
-        top=view["pile_top"],
-        called=view["called_suit"],
         chain=chain["total"] if chain else 0 if "chain" in view else memory.chain,
         direction=view.get("direction", memory.direction),
         voids=[memory.voids(seat) for seat in range(seen.seats)],
@@ -143,8 +137,6 @@ def table_from_state(state: GameState, seat: int, rules: Rules) -> Table:
         me=seat,
         hand=state.hands[seat],
         counts=[len(hand) for hand in state.hands],
-        top=state.pile[-1],
-        called=state.called_suit,
         chain=state.chain,
         direction=state.direction,
     )
@@ -154,7 +146,10 @@ def table_from_state(state: GameState, seat: int, rules: Rules) -> Table:
 
 
 def choose(table: Table, legal: Sequence[Action]) -> Action:
-    """The action the rules of thumb prefer: the first of the best, in the order given."""
+    """The action the rules of thumb prefer: the first of the best, in the order given.
+
+    Quick, for the imagined worlds; a seat's own decision is :func:`ranked`'s first.
+    """
     if len(legal) == 1:
         return legal[0]
     best: Action | None = None
@@ -164,6 +159,17 @@ def choose(table: Table, legal: Sequence[Action]) -> Action:
             best, best_score = action, score
     assert best is not None, "a seat with nothing to do has nothing to choose"
     return best
+
+
+def ranked(table: Table, legal: Sequence[Action]) -> list[Action]:
+    """The actions worth considering, best first; equal scores in an order of their own.
+
+    Equal scores are ordered by the actions' JSON, never by the order the
+    engine listed them in (which follows the order the seat's cards came in).
+    """
+    scored = scores(table, legal)
+    scored.sort(key=lambda pair: (-pair[1], json.dumps(pair[0], sort_keys=True)))
+    return [action for action, _ in scored]
 
 
 def scores(table: Table, legal: Sequence[Action]) -> list[tuple[Action, float]]:
