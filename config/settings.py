@@ -94,6 +94,7 @@ CELERY_TASK_ROUTES = {
     "games.drain_outbox": {"queue": "periodic"},
     "games.purge_outbox": {"queue": "periodic"},
     "games.expire_open_tables": {"queue": "periodic"},
+    "games.fill_with_bots": {"queue": "periodic"},
 }
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -330,6 +331,10 @@ FAIRDEAL_REMINDER_SHARE = env.float("FAIRDEAL_REMINDER_SHARE", default=0.25)
 # may wait for players before it expires (cancelled, its seed never used).
 FAIRDEAL_MAX_OPEN_TABLES = env.int("FAIRDEAL_MAX_OPEN_TABLES", default=10)
 FAIRDEAL_OPEN_TABLE_SECONDS = env.int("FAIRDEAL_OPEN_TABLE_SECONDS", default=7 * 24 * 3600)
+# How many games with bots one account may have going at once (bots think on our CPUs).
+FAIRDEAL_MAX_BOT_TABLES = env.int("FAIRDEAL_MAX_BOT_TABLES", default=10)
+# The shortest wait a host may choose before free seats are filled with bots, in seconds.
+FAIRDEAL_MIN_BOT_FILL_SECONDS = env.int("FAIRDEAL_MIN_BOT_FILL_SECONDS", default=60)
 # How often Celery beat sweeps for passed deadlines, in seconds.
 FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=5.0)
 # How often an open table page asks whether the table has moved (ms): docs/pages.md.
@@ -346,6 +351,8 @@ CELERY_BEAT_SCHEDULE = {
     "drain-outbox": {"task": "games.drain_outbox", "schedule": FAIRDEAL_SWEEP_SECONDS},
     "purge-outbox": {"task": "games.purge_outbox", "schedule": 3600.0},
     "expire-open-tables": {"task": "games.expire_open_tables", "schedule": 60.0},
+    # Open tables whose host's wait has passed: bots in the free seats, and the deal.
+    "fill-with-bots": {"task": "games.fill_with_bots", "schedule": FAIRDEAL_SWEEP_SECONDS},
 }
 
 REST_FRAMEWORK = {
@@ -406,6 +413,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     # No badge from validator.swagger.io: every asset is served by Fairdeal.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    # One name for the bots' levels, wherever a schema lists them.
+    "ENUM_NAME_OVERRIDES": {"BotLevel": "games.models.BotLevel"},
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
 }

@@ -17,6 +17,14 @@ CANCELLED = "cancelled"  # the host cancelled it
 EXPIRED = "expired"  # nobody filled it in time (FAIRDEAL_OPEN_TABLE_SECONDS)
 
 
+class BotLevel(models.TextChoices):
+    """How well a bot plays (``games.bots.LEVELS``; docs/bots.md)."""
+
+    EASY = "easy", "easy"
+    NORMAL = "normal", "normal"
+    STRONG = "strong", "strong"
+
+
 class Table(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", "waiting for players"
@@ -51,6 +59,9 @@ class Table(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
+    # The host's choice: seats still free at this time are filled with bots of this level.
+    bot_fill_at = models.DateTimeField(null=True, blank=True)
+    bot_fill_level = models.CharField(max_length=8, choices=BotLevel.choices, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -64,6 +75,11 @@ class Table(models.Model):
             # The lobby's order (oldest first) and the expiry of tables nobody joined.
             models.Index(
                 fields=["created_at", "id"], name="table_open_age", condition=Q(status="open")
+            ),
+            models.Index(
+                fields=["bot_fill_at"],
+                name="table_open_bot_fill",
+                condition=Q(status="open", bot_fill_at__isnull=False),
             ),
         ]
         constraints = [
@@ -106,6 +122,13 @@ class Table(models.Model):
                 condition=~Q(status="playing") | Q(result__isnull=True),
                 name="playing_table_has_no_result",
             ),
+            # A filling time comes with the level of the bots that fill, and never with a
+            # rated table: a table with a bot is never rated.
+            models.CheckConstraint(
+                condition=Q(bot_fill_at__isnull=True, bot_fill_level="")
+                | (Q(bot_fill_at__isnull=False, rated=False) & ~Q(bot_fill_level="")),
+                name="table_bot_fill_complete",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -123,6 +146,7 @@ class Seat(models.Model):
         related_name="seats",
     )
     is_bot = models.BooleanField(default=False)
+    bot_level = models.CharField(max_length=8, choices=BotLevel.choices, blank=True)
     joined_at = models.DateTimeField(null=True, blank=True)
     # Set while the seat owes an action: when it is due.
     deadline_at = models.DateTimeField(null=True, blank=True)
@@ -147,6 +171,10 @@ class Seat(models.Model):
                 condition=~(Q(is_bot=True) & Q(user__isnull=False)),
                 name="bot_seat_has_no_user",
             ),
+            models.CheckConstraint(
+                condition=Q(is_bot=False, bot_level="") | (Q(is_bot=True) & ~Q(bot_level="")),
+                name="bot_seat_has_level",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -155,6 +183,13 @@ class Seat(models.Model):
     @property
     def is_free(self) -> bool:
         return self.user_id is None and not self.is_bot
+
+    @property
+    def name(self) -> str | None:
+        """What the table calls the seat's player: the username, "bot 2"; None while free."""
+        if self.user_id is not None:
+            return self.user.username
+        return f"bot {self.number}" if self.is_bot else None
 
 
 class Move(models.Model):

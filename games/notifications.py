@@ -329,10 +329,7 @@ def _who(table: Table, number: int, names: dict[int, str], reader: int) -> str:
 
 def game_over_mail(table: Table, seat: Seat) -> tuple[str, str]:
     result = table.result or {}
-    names = {
-        s.number: (s.user.username if s.user_id else "a bot" if s.is_bot else "an empty seat")
-        for s in table.seats.select_related("user")
-    }
+    names = {s.number: s.name or "an empty seat" for s in table.seats.select_related("user")}
     places = result.get("places") or []
     totals = result.get("totals") or []
     reason = result.get("reason", table.end_reason)

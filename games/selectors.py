@@ -49,6 +49,7 @@ def _seats(table: Table, counts: list[int] | None, totals: list[int] | None) -> 
             "seat": seat.number,
             "player": seat.user.username if seat.user_id else None,
             "bot": seat.is_bot,
+            "level": seat.bot_level or None,
             "cards": counts[seat.number] if counts is not None else None,
             "total": totals[seat.number] if totals is not None else None,
             "deadline": iso(seat.deadline_at),
@@ -59,10 +60,7 @@ def _seats(table: Table, counts: list[int] | None, totals: list[int] | None) -> 
 
 def seat_names(table: Table) -> Callable[[int], str]:
     """How the text forms call each seat: its player's name, "a bot", or "seat 2" while empty."""
-    names = {
-        seat.number: seat.user.username if seat.user_id else "a bot" if seat.is_bot else None
-        for seat in table.seats.all()
-    }
+    names = {seat.number: seat.name for seat in table.seats.all()}
     return lambda number: names.get(number) or seat_name(number)
 
 
@@ -88,6 +86,13 @@ def recent_events(
     return recent
 
 
+def _bot_fill(table: Table) -> dict[str, Any] | None:
+    """When the host's bots take the seats still free, while the table waits for players."""
+    if table.bot_fill_at is None or table.status != Table.Status.OPEN:
+        return None
+    return {"at": iso(table.bot_fill_at), "level": table.bot_fill_level}
+
+
 def cancelled_view(table: Table) -> dict[str, Any] | None:
     """Why and when a table was called off before its game started; None if it was not."""
     if table.status != Table.Status.CANCELLED:
@@ -108,6 +113,7 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         "deadline_seconds": table.deadline_seconds,
         "rated": table.rated,
         "options": table.options,
+        "bot_fill": _bot_fill(table),
         "created_by": table.created_by.username,
         "created_at": iso(table.created_at),
         "started_at": iso(table.started_at),
@@ -158,10 +164,12 @@ def table_summary(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[
         "version": table.version,
         "seat_count": table.seat_count,
         "players": [s.user.username if s.user_id else None for s in seats],
+        "bots": [{"seat": s.number, "level": s.bot_level} for s in seats if s.is_bot],
         "free_seats": sum(1 for s in seats if s.is_free),
         "deadline_seconds": table.deadline_seconds,
         "rated": table.rated,
         "options": table.options,
+        "bot_fill": _bot_fill(table),
         "created_by": table.created_by.username,
         "created_at": iso(table.created_at),
         "to_act": list(table.to_act),

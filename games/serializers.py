@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+
+from games.models import BotLevel
 
 
 class EntropyField(serializers.CharField):
@@ -24,13 +29,75 @@ class StrictIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+BOT_SEAT_SCHEMA = {
+    "oneOf": [
+        {"type": "integer", "minimum": 1, "description": "a seat for a normal bot"},
+        {
+            "type": "object",
+            "properties": {
+                "seat": {"type": "integer", "minimum": 1},
+                "level": {"type": "string", "enum": list(BotLevel.values), "default": "normal"},
+            },
+            "required": ["seat"],
+            "additionalProperties": False,
+        },
+    ]
+}
+
+
+@extend_schema_field(BOT_SEAT_SCHEMA)
+class BotSeatField(serializers.Field):
+    """A seat given to a bot: its number (a ``normal`` bot), or ``{"seat": n, "level": ...}``."""
+
+    default_error_messages = {
+        "invalid": 'a bot is a seat number, or {{"seat": a number, "level": "easy", "normal"'
+        ' or "strong"}}',
+    }
+
+    def to_internal_value(self, data: object) -> dict[str, Any]:
+        if isinstance(data, int) and not isinstance(data, bool):
+            return {"seat": data, "level": BotLevel.NORMAL.value}
+        if (
+            isinstance(data, dict)
+            and "seat" in data
+            and set(data) <= {"seat", "level"}
+            and isinstance(data["seat"], int)
+            and not isinstance(data["seat"], bool)
+            and isinstance(data.get("level", ""), str)
+        ):
+            return {"seat": data["seat"], "level": data.get("level", BotLevel.NORMAL.value)}
+        self.fail("invalid")
+        raise AssertionError("unreachable")
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class BotFillSerializer(serializers.Serializer):
+    after = StrictIntegerField(
+        min_value=1, help_text="seconds after the table opens: free seats then get bots"
+    )
+    level = serializers.ChoiceField(choices=BotLevel.choices, default=BotLevel.NORMAL)
+
+
 class TableCreateSerializer(serializers.Serializer):
     game = serializers.CharField(max_length=32)
     seats = StrictIntegerField(min_value=1, max_value=100)
     deadline = StrictIntegerField(min_value=1, help_text="seconds per move")
     rated = serializers.BooleanField(default=False)
     options = serializers.DictField(default=dict)
-    bots = serializers.ListField(child=StrictIntegerField(min_value=0), default=list, max_length=16)
+    bots = serializers.ListField(
+        child=BotSeatField(),
+        default=list,
+        max_length=16,
+        help_text="seats for bots (never seat 0, the creator's); a table with a bot is not rated",
+    )
+    bot_fill = BotFillSerializer(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="fill the seats still free after a wait with bots, then deal",
+    )
     entropy = EntropyField(required=False)
 
 
@@ -52,6 +119,9 @@ class SeatViewSerializer(serializers.Serializer):
     )
     player = serializers.CharField(allow_null=True, help_text="username, or null for a free seat")
     bot = serializers.BooleanField()
+    level = serializers.ChoiceField(
+        choices=BotLevel.choices, allow_null=True, help_text="a bot's level; null for a person"
+    )
     cards = serializers.IntegerField(allow_null=True, help_text="cards in hand, once dealt")
     total = serializers.IntegerField(allow_null=True, help_text="running total for the match")
     deadline = serializers.DateTimeField(
@@ -99,6 +169,16 @@ class CancelledSerializer(serializers.Serializer):
 TABLE_STATUSES = ["open", "playing", "finished", "cancelled"]
 
 
+class BotFillViewSerializer(serializers.Serializer):
+    at = serializers.DateTimeField(help_text="when the seats still free get bots, and the deal")
+    level = serializers.ChoiceField(choices=BotLevel.choices)
+
+
+class BotViewSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    level = serializers.ChoiceField(choices=BotLevel.choices)
+
+
 class TableViewSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     game = serializers.CharField()
@@ -111,6 +191,9 @@ class TableViewSerializer(serializers.Serializer):
     deadline_seconds = serializers.IntegerField()
     rated = serializers.BooleanField()
     options = serializers.DictField()
+    bot_fill = BotFillViewSerializer(
+        allow_null=True, help_text="while open: when bots take the seats still free"
+    )
     created_by = serializers.CharField()
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
@@ -143,11 +226,15 @@ class TableSummarySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=TABLE_STATUSES)
     version = serializers.IntegerField()
     seat_count = serializers.IntegerField()
-    players = serializers.ListField(child=serializers.CharField(allow_null=True))
+    players = serializers.ListField(
+        child=serializers.CharField(allow_null=True), help_text="by seat; null for a bot or free"
+    )
+    bots = BotViewSerializer(many=True, help_text="the seats bots sit in, and their levels")
     free_seats = serializers.IntegerField()
     deadline_seconds = serializers.IntegerField()
     rated = serializers.BooleanField()
     options = serializers.DictField()
+    bot_fill = BotFillViewSerializer(allow_null=True)
     created_by = serializers.CharField()
     created_at = serializers.DateTimeField()
     to_act = serializers.ListField(child=serializers.IntegerField())
@@ -221,6 +308,13 @@ class GameSerializer(serializers.Serializer):
     rulebook = serializers.CharField(help_text="the rulebook's file name")
     min_seats = serializers.IntegerField()
     max_seats = serializers.IntegerField()
+    bots_from_seats = serializers.IntegerField(
+        help_text="bots may sit at tables of this many seats or more"
+    )
+    bot_levels = serializers.ListField(
+        child=serializers.ChoiceField(choices=BotLevel.choices),
+        help_text="easy: at random; normal: the rulebook's advice; strong: searches the hidden cards",
+    )
     winner = serializers.ChoiceField(
         choices=["highest total", "lowest total"], help_text="under the preset"
     )

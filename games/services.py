@@ -8,6 +8,7 @@ call the engine, append the log entry and store the new cache, or raise a
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -21,7 +22,7 @@ from config.errors import ServiceError
 from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, seed_for
 from games import health, notifications, outbox
-from games.models import CANCELLED, EXPIRED, Move, Seat, Table
+from games.models import CANCELLED, EXPIRED, BotLevel, Move, Seat, Table
 from games.rules import Event, GameState, find_ruleset
 from games.rules.base import RESIGNED, TIMEOUT
 from games.rules.chance import SEED_BYTES, SeededChance, commitment
@@ -84,6 +85,11 @@ class NotHost(ServiceError):
     status = 403
 
 
+class TooManyBotTables(ServiceError):
+    code = "too_many_bot_tables"
+    status = 409
+
+
 # -- helpers ------------------------------------------------------------------
 
 
@@ -115,6 +121,10 @@ def _events_json(events: list[Event]) -> list[dict[str, Any]]:
     return [event.to_json() for event in events]
 
 
+# The outbox's kind for "ask this table's bots" (the handler: games.bot_play).
+BOT_MOVE = "games.bot_move"
+
+
 def _after_commit_notify(table_id: int) -> None:
     """Once this write is committed, mail whom it concerns: whose turn it is, or game over.
 
@@ -141,7 +151,7 @@ def _store(table: Table, state: GameState, now: datetime, *, acted: int | None =
     changed = []
     for seat in seats:
         due = None
-        if seat.number in owing:
+        if seat.number in owing and not seat.is_bot:  # a bot never times out
             due = seat.deadline_at if seat.number in already and seat.deadline_at else fresh
         if due != seat.deadline_at:
             seat.deadline_at = due
@@ -155,6 +165,9 @@ def _store(table: Table, state: GameState, now: datetime, *, acted: int | None =
         table.result = state.result
         table.end_reason = state.result["reason"]
         table.finished_at = now
+    elif any(seat.is_bot and state.legal_actions(seat.number) for seat in seats):
+        # A bot owes an action, or may make a call: it is asked once this write commits.
+        outbox.enqueue(BOT_MOVE, table_id=table.pk)
 
 
 # -- creating and joining -----------------------------------------------------
@@ -173,16 +186,78 @@ def validate_deadline(deadline: Any) -> int:
 def _check_open_tables(user: AbstractBaseUser) -> None:
     """Refuse a table past the host's cap on open tables, so that nobody floods the lobby.
 
-    The host's own row is locked first, so that creates racing for the last
-    place are counted one after another: the cap holds under any concurrency.
+    Called under the host's row lock, so that creates racing for the last place
+    are counted one after another: the cap holds under any concurrency.
     """
-    get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
     cap = settings.FAIRDEAL_MAX_OPEN_TABLES
     hosting = Table.objects.filter(created_by=user, status=Table.Status.OPEN).count()
     if hosting >= cap:
         raise TooManyOpenTables(
             f"you already host {hosting} open tables, the most one account may;"
             " cancel one, or wait until players fill one"
+        )
+
+
+def _bot_levels(
+    ruleset: Any, seats: int, bots: Sequence[Mapping[str, Any]] | None
+) -> dict[int, str]:
+    """The seats the host gives to bots, and each bot's level; the host sits in seat 0."""
+    levels: dict[int, str] = {}
+    for bot in bots or ():
+        number, level = bot.get("seat"), bot.get("level", BotLevel.NORMAL)
+        if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < seats:
+            raise InvalidRequest(f"a bot's seat is a number from 1 to {seats - 1}")
+        if number == 0:
+            raise InvalidRequest("seat 0 is yours: put bots in the other seats")
+        if number in levels:
+            raise InvalidRequest(f"seat {number} is given to a bot twice")
+        if level not in BotLevel.values:
+            raise InvalidRequest(f"a bot's level is one of {', '.join(BotLevel.values)}")
+        levels[number] = level
+    return levels
+
+
+def _check_bots_allowed(ruleset: Any, seats: int, rated: bool) -> None:
+    if not ruleset.bots_allowed(seats):
+        raise InvalidRequest(
+            f"{ruleset.name} has no bots at a table of {seats}: at"
+            f" {ruleset.bots_from_seats} seats or more, bots may fill empty seats"
+        )
+    if rated:
+        raise InvalidRequest("a table with a bot is never rated: ask for rated, or for bots")
+
+
+def _bot_fill(
+    ruleset: Any, seats: int, rated: bool, fill: Mapping[str, Any] | None, now: datetime
+) -> tuple[datetime | None, str]:
+    """When the seats still free are filled with bots, and at what level (the host's choice)."""
+    if fill is None:
+        return None, ""
+    _check_bots_allowed(ruleset, seats, rated)
+    after, level = fill.get("after"), fill.get("level", BotLevel.NORMAL)
+    low, high = settings.FAIRDEAL_MIN_BOT_FILL_SECONDS, settings.FAIRDEAL_OPEN_TABLE_SECONDS
+    if isinstance(after, bool) or not isinstance(after, int) or not low <= after < high:
+        raise InvalidRequest(
+            f"bots fill the free seats after {low} seconds or more, and before the table"
+            f" expires unfilled ({high} seconds)"
+        )
+    if level not in BotLevel.values:
+        raise InvalidRequest(f"a bot's level is one of {', '.join(BotLevel.values)}")
+    return now + timedelta(seconds=after), level
+
+
+def _check_bot_tables(user: AbstractBaseUser) -> None:
+    """Refuse a game with bots past the host's cap; called under the host's row lock."""
+    cap = settings.FAIRDEAL_MAX_BOT_TABLES
+    going = (
+        Table.objects.filter(created_by=user, status=Table.Status.PLAYING, seats__is_bot=True)
+        .distinct()
+        .count()
+    )
+    if going >= cap:
+        raise TooManyBotTables(
+            f"you already have {going} games with bots going, the most one account may;"
+            " finish or resign one first"
         )
 
 
@@ -195,16 +270,35 @@ def table_create(
     deadline: int,
     rated: bool = False,
     options: dict[str, Any] | None = None,
-    bots: list[int] | None = None,
+    bots: Sequence[Mapping[str, Any]] | None = None,
+    bot_fill: Mapping[str, Any] | None = None,
     entropy: str | None = None,
 ) -> Table:
-    """Open a table with the creator in seat 0; the game starts when every seat is taken."""
+    """Open a table with the creator in seat 0 and bots in the seats the host gave them.
+
+    The game starts when every seat is taken: at once when bots take all the
+    others (a head-to-head against the computer in one step). With
+    ``bot_fill``, the seats still free after the host's wait are filled with
+    bots (:func:`fill_with_bots`). A table with a bot is never rated.
+    """
     ruleset = find_ruleset(game)
     resolved = ruleset.validate(seats, options)
     deadline = validate_deadline(deadline)
-    if bots:
-        raise InvalidRequest('bots cannot sit at tables yet; leave "bots" empty')
-    _check_open_tables(user)
+    levels = _bot_levels(ruleset, seats, bots)
+    if levels:
+        _check_bots_allowed(ruleset, seats, rated)
+    now = timezone.now()
+    starts_now = len(levels) == seats - 1
+    if starts_now and bot_fill is not None:
+        raise InvalidRequest("every seat is taken already: there is nothing for bots to fill")
+    fill_at, fill_level = _bot_fill(ruleset, seats, rated, bot_fill, now)
+    # The host's own row is locked first, so that creates racing for the last place
+    # under a cap are counted one after another.
+    get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
+    if starts_now:
+        _check_bot_tables(user)
+    else:
+        _check_open_tables(user)
     server_seed = secrets.token_bytes(SEED_BYTES)
     table = Table.objects.create(
         game=ruleset.id,
@@ -216,16 +310,24 @@ def table_create(
         created_by=user,
         server_seed=server_seed,
         commitment=commitment(server_seed),
+        bot_fill_at=fill_at,
+        bot_fill_level=fill_level,
     )
-    now = timezone.now()
     Seat.objects.bulk_create(
         Seat(
-            table=table, number=n, user=user if n == 0 else None, joined_at=now if n == 0 else None
+            table=table,
+            number=n,
+            user=user if n == 0 else None,
+            joined_at=now if n == 0 or n in levels else None,
+            is_bot=n in levels,
+            bot_level=levels.get(n, ""),
         )
         for n in range(seats)
     )
     if entropy is not None:
         add_contribution(table=table, seat=0, entropy=entropy)
+    if starts_now:
+        _start(table)
     return table
 
 
@@ -341,6 +443,35 @@ def expire_open_tables(*, now: datetime | None = None, batch: int = EXPIRE_BATCH
             return expired
 
 
+FILL_BATCH = 50  # tables filled with bots per transaction: each is a deal
+
+
+def fill_with_bots(*, now: datetime | None = None, batch: int = FILL_BATCH) -> list[int]:
+    """Seat bots in the free seats of every open table whose host's wait has passed, and deal.
+
+    Like the expiry, rows a join holds are skipped, not waited for, and found
+    by the next run; a table a join has just filled has started and is no
+    longer open. Returns the ids of the tables started here.
+    """
+    now = now or timezone.now()
+    started: list[int] = []
+    while True:
+        with transaction.atomic():
+            due = list(
+                Table.objects.select_for_update(skip_locked=True)
+                .filter(status=Table.Status.OPEN, bot_fill_at__lte=now)
+                .order_by("bot_fill_at", "id")[:batch]
+            )
+            for table in due:
+                Seat.objects.filter(table=table, user__isnull=True, is_bot=False).update(
+                    is_bot=True, bot_level=table.bot_fill_level, joined_at=now
+                )
+                _start(table)
+                started.append(table.pk)
+        if len(due) < batch:
+            return started
+
+
 # -- playing ------------------------------------------------------------------
 
 
@@ -378,6 +509,17 @@ def _append(table: Table, *, kind: str, seat: int, action: Any, events: list[Eve
         action=action,
         events=_events_json(events),
     )
+
+
+def _act(table: Table, seat: int, action: Any, now: datetime) -> None:
+    """Under the row lock: apply ``seat``'s action, log it, store the new state; or raise."""
+    state = load_state(table)
+    events = state.apply(seat, action, table_chance(table))
+    _append(table, kind=Move.Kind.ACTION, seat=seat, action=action, events=events)
+    # A call out of turn (a catch) is never owed: it moves nobody's deadline.
+    _store(table, state, now, acted=None if state.is_call(action) else seat)
+    table.save()
+    _after_commit_notify(table.pk)
 
 
 def _settle_deadline(table: Table, now: datetime) -> bool:
@@ -426,16 +568,30 @@ def move_apply(*, table_id: int, user: AbstractBaseUser, version: int, action: A
                 raise StaleVersion(
                     f"the table has moved on: you saw version {version}, it is now {table.version}"
                 )
-            state = load_state(table)
-            events = state.apply(seat, action, table_chance(table))
-            _append(table, kind=Move.Kind.ACTION, seat=seat, action=action, events=events)
-            # A call out of turn (a catch) is never owed: it moves nobody's deadline.
-            _store(table, state, now, acted=None if state.is_call(action) else seat)
-            table.save()
-            _after_commit_notify(table.pk)
+            _act(table, seat, action, now)
     if timed_out:
         raise DeadlinePassed(_deadline_message(table, seat))
     return table
+
+
+def bot_move_apply(*, table_id: int, seat: int, version: int, action: Any) -> bool:
+    """Apply a bot's action chosen at ``version``; False if the table has moved on since.
+
+    The same path as a person's move, under the same row lock and the same
+    deadline check (a person's passed deadline ends the table first). The
+    decision is made before, outside the lock, so a bot thinking never holds a
+    person's move back; a decision overtaken by another move is simply dropped.
+    """
+    with transaction.atomic():
+        table = _lock(table_id)
+        if table.status != Table.Status.PLAYING or table.version != version:
+            return False
+        if not Seat.objects.filter(table=table, number=seat, is_bot=True).exists():
+            raise NotSeated(f"seat {seat} of table {table_id} is not a bot")
+        if _settle_deadline(table, timezone.now()):
+            return False
+        _act(table, seat, action, timezone.now())
+    return True
 
 
 def table_resign(*, table_id: int, user: AbstractBaseUser) -> Table:

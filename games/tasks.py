@@ -47,3 +47,9 @@ def purge_outbox() -> int:
 def expire_open_tables() -> int:
     """Cancel the tables that waited for players too long. Safe to run twice at once."""
     return len(services.expire_open_tables())
+
+
+@shared_task(name="games.fill_with_bots", ignore_result=True)
+def fill_with_bots() -> int:
+    """Seat bots at the open tables whose host's wait has passed, and deal. Safe twice at once."""
+    return len(services.fill_with_bots())

@@ -18,7 +18,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from games import health, selectors, services
-from games.models import Table
+from games.models import BotLevel, Table
 from games.rules import RULESETS, find_ruleset
 from games.serializers import (
     CatalogueSerializer,
@@ -81,7 +81,14 @@ class CatalogueView(APIView):
     @extend_schema(responses={200: CatalogueSerializer})
     def get(self, request: Request) -> Response:
         """Every game: its seats, version, preset and the options a host may set."""
-        return Response({"games": [ruleset.describe() for ruleset in RULESETS.values()]})
+        return Response(
+            {
+                "games": [
+                    {**ruleset.describe(), "bot_levels": list(BotLevel.values)}
+                    for ruleset in RULESETS.values()
+                ]
+            }
+        )
 
 
 class TableListView(APIView):

@@ -60,3 +60,16 @@ class Dice:
 
     def shuffle(self, items: Sequence[T]) -> list[T]:
         return self._stream.shuffle(items)
+
+
+def for_move(game_seed: bytes, seat: int, version: int) -> bytes:
+    """The bytes a seated bot decides with: its own, for each version of its table.
+
+    Derived from the table's game seed (secret until the game ends, and never
+    recoverable from these bytes), so a finished game's bot decisions can be
+    made again from its published seed, the seat's level and the record.
+
+    >>> for_move(b"s" * 32, 1, 7) == for_move(b"s" * 32, 1, 7) != for_move(b"s" * 32, 2, 7)
+    True
+    """
+    return derive(game_seed, f"seat/{seat}", version)

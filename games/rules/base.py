@@ -316,6 +316,8 @@ class Ruleset(ABC):
     rulebook: ClassVar[str]  # the rulebook's file in shared/rules/
     family: ClassVar[str | None] = None  # the engine family whose preset this game is
     higher_wins: ClassVar[bool] = True  # under the preset; an option may turn it round
+    # The fewest seats at which a bot may sit (a rulebook may keep bots from small tables).
+    bots_from_seats: ClassVar[int] = 2
     # How each type of action is written, by type: checked before any rule reads a field.
     actions: ClassVar[Mapping[str, ActionForm]] = {}
 
@@ -346,6 +348,10 @@ class Ruleset(ABC):
         self.check_combination(seats, resolved)
         return resolved
 
+    def bots_allowed(self, seats: int) -> bool:
+        """Whether a bot may sit at a table of ``seats``."""
+        return seats >= self.bots_from_seats
+
     def check_combination(self, seats: int, options: dict[str, Any]) -> None:
         """Refuse combinations of seats and options that make no sense."""
 
@@ -359,6 +365,7 @@ class Ruleset(ABC):
             "rulebook": self.rulebook,
             "min_seats": self.min_seats,
             "max_seats": self.max_seats,
+            "bots_from_seats": max(self.bots_from_seats, self.min_seats),
             "winner": "highest total" if self.higher_wins else "lowest total",
             "preset": {option.name: option.default for option in self.options},
             "options": [option.schema() for option in self.options],

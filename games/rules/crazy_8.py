@@ -352,6 +352,8 @@ class Crazy8(CrazyEights):
     rulebook = "crazy-8-two-player.txt"
     min_seats = 2
     max_seats = 7  # three or more only with the house rule more_players
+    # "Head-to-head against the computer" (the rulebook's players).
+    bots_from_seats = 2
     blocks = True
     state_class = Crazy8State
     actions = {

@@ -661,6 +661,9 @@ class CrazyEights(Ruleset):
     family = "crazy-eights"
     min_seats = 2
     max_seats = 4
+    # "Two people play each other with no bot at the table; at three or four, an empty seat
+    # is filled by the bot" (rule 1).
+    bots_from_seats = 3
     actions = {
         "play": ActionForm(
             'a play is {"type": "play", "card": "7H"}, and "suit" with an eight',

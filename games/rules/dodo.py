@@ -573,6 +573,7 @@ class Dodo(CrazyEights):
     higher_wins = False  # fewest points win, unless crazy_eights_scoring
     min_seats = 2
     max_seats = 8
+    bots_from_seats = 2
     blocks = True
     state_class = DodoState
     actions = {
