@@ -13,6 +13,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
+from games.models import BotLevel
 from games.rules import RULESETS, Option, Ruleset
 
 # The deadlines a host picks from (seconds), from a quick game to a slow one; only those
@@ -31,6 +32,13 @@ DEADLINES = (
     7 * 86400,
 )
 DEFAULT_DEADLINE = 86400
+# The waits a host picks from before bots fill the seats still free (seconds).
+BOT_FILLS = (10 * 60, 3600, 6 * 3600, 86400, 3 * 86400)
+BOT_LEVEL_WORDS = {
+    BotLevel.EASY: "Easy: plays any legal card, at random",
+    BotLevel.NORMAL: "Normal: follows the rulebook's advice",
+    BotLevel.STRONG: "Strong: thinks through the cards it cannot see",
+}
 
 _UNITS = (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
 
@@ -48,6 +56,18 @@ def deadline_words(seconds: int) -> str:
         if count:
             parts.append(f"{count} {unit}{'' if count == 1 else 's'}")
     return " ".join(parts[:2]) or "0 seconds"
+
+
+def bot_fill_choices() -> list[tuple[str, str]]:
+    low = settings.FAIRDEAL_MIN_BOT_FILL_SECONDS
+    high = settings.FAIRDEAL_OPEN_TABLE_SECONDS
+    waits = [(str(s), f"Bots after {deadline_words(s)}") for s in BOT_FILLS if low <= s < high]
+    return [("", "Keep waiting for people"), *waits]
+
+
+def computer_games() -> list[tuple[str, str]]:
+    """The games a person may play head to head against the computer."""
+    return [(game, ruleset.name) for game, ruleset in RULESETS.items() if ruleset.bots_allowed(2)]
 
 
 def deadline_choices() -> list[tuple[int, str]]:
@@ -199,7 +219,35 @@ class TableForm(forms.Form):
     )
     rated = forms.BooleanField(
         required=False,
-        help_text="The result counts for the game's leaderboard.",
+        help_text="The result counts for the game's leaderboard. Never with a bot at the table.",
+    )
+    bots = forms.IntegerField(
+        label="Computer players",
+        required=False,
+        min_value=0,
+        initial=0,
+        help_text="Bots in the last seats; the other seats wait for people. With bots in every"
+        " other seat, the game starts at once.",
+        error_messages={
+            "invalid": "The number of computer players is a whole number.",
+            "min_value": "The number of computer players is 0 or more.",
+        },
+    )
+    bot_level = forms.ChoiceField(
+        label="How the computer plays",
+        choices=list(BOT_LEVEL_WORDS.items()),
+        initial=BotLevel.NORMAL,
+        required=False,
+        error_messages={"invalid_choice": "Choose how the computer plays from the list."},
+    )
+    bot_fill = forms.TypedChoiceField(
+        label="Seats nobody takes",
+        coerce=int,
+        required=False,
+        empty_value=None,
+        help_text="Bots (playing as chosen above) can take the seats still free after a wait,"
+        " and the game starts.",
+        error_messages={"invalid_choice": "Choose a wait from the list."},
     )
     # The browser's contribution to the seed (static/fairdeal/entropy.js); empty without it.
     entropy = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
@@ -223,6 +271,19 @@ class TableForm(forms.Form):
         seats.widget.attrs.update(min=low, max=high)
         self.fields["game"].choices = game_choices()
         self.fields["deadline"].choices = [(str(s), words) for s, words in deadline_choices()]
+        self.fields["bot_fill"].choices = bot_fill_choices()
+
+    def bot_seats(self) -> list[dict[str, Any]]:
+        """The seats for bots, the last ones, as the services take them (once valid)."""
+        data = self.cleaned_data
+        count, seats = data.get("bots") or 0, data["seats"]
+        level = data.get("bot_level") or BotLevel.NORMAL
+        return [{"seat": n, "level": level} for n in range(seats - count, seats)]
+
+    def bot_fill_request(self) -> dict[str, Any] | None:
+        after = self.cleaned_data.get("bot_fill")
+        level = self.cleaned_data.get("bot_level") or BotLevel.NORMAL
+        return None if after is None else {"after": after, "level": level}
 
     @property
     def ruleset(self) -> Ruleset | None:
@@ -233,6 +294,27 @@ class TableForm(forms.Form):
     def hidden_errors(self) -> list[str]:
         """The errors of the hidden fields, which have nowhere else to show."""
         return [str(e) for name in ("entropy", "once") for e in self.errors.get(name, [])]
+
+
+class ComputerForm(forms.Form):
+    """A head-to-head against the computer in one step: the game and how the computer plays."""
+
+    game = forms.ChoiceField(
+        error_messages={"invalid_choice": "Choose a game that is played against the computer."}
+    )
+    level = forms.ChoiceField(
+        label="The computer plays",
+        choices=list(BOT_LEVEL_WORDS.items()),
+        initial=BotLevel.NORMAL,
+        error_messages={"invalid_choice": "Choose how the computer plays from the list."},
+    )
+    entropy = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
+    once = forms.CharField(max_length=64, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        self.fields["game"].choices = computer_games()
 
 
 def _at_least(low: int) -> Any:

@@ -8,6 +8,7 @@ urlpatterns = [
     path("lobby/", pages.lobby, name="lobby"),
     path("tables/", pages.my_tables, name="my-tables"),
     path("tables/new/", pages.table_new, name="table-new"),
+    path("tables/computer/", pages.table_vs_computer, name="table-vs-computer"),
     path("tables/<int:table_id>/join/", pages.table_join, name="table-join-page"),
     path("tables/<int:table_id>/", table_pages.table_page, name="table-page"),
     path("tables/<int:table_id>/version/", table_pages.table_version, name="table-version"),

@@ -29,6 +29,7 @@ from fairplay.models import Contribution
 from games import selectors, services
 from games.forms import (
     DEFAULT_DEADLINE,
+    ComputerForm,
     LobbyFilterForm,
     OptionsForm,
     TableForm,
@@ -111,7 +112,14 @@ def _result_words(summary: dict[str, Any]) -> str:
 
 def _player(summary: dict[str, Any], seat: int) -> str:
     players = summary["players"]
+    if any(bot["seat"] == seat for bot in summary["bots"]):
+        return f"bot {seat}"
     return (players[seat] if seat < len(players) else None) or seat_name(seat)
+
+
+def _bot_words(summary: dict[str, Any]) -> list[str]:
+    """The table's bots as a list of players shows them: "bot 2 (strong)"."""
+    return [f"bot {bot['seat']} ({bot['level']})" for bot in summary["bots"]]
 
 
 def _lobby_row(summary: dict[str, Any]) -> dict[str, Any]:
@@ -121,7 +129,7 @@ def _lobby_row(summary: dict[str, Any]) -> dict[str, Any]:
         "game_name": game_name(summary["game"]),
         "seat_count": summary["seat_count"],
         "taken": summary["seat_count"] - summary["free_seats"],
-        "players": [name for name in summary["players"] if name],
+        "players": [name for name in summary["players"] if name] + _bot_words(summary),
         "deadline_words": deadline_words(summary["deadline_seconds"]),
         "options": options_in_words(summary["game"], summary["options"]),
         "rated": summary["rated"],
@@ -136,7 +144,8 @@ def _my_row(summary: dict[str, Any], user_name: str) -> dict[str, Any]:
         "id": summary["id"],
         "game_name": game_name(summary["game"]),
         "status": status,
-        "players": [name if name != user_name else "you" for name in summary["players"] if name],
+        "players": [name if name != user_name else "you" for name in summary["players"] if name]
+        + _bot_words(summary),
         "seat_count": summary["seat_count"],
         "deadline_words": deadline_words(summary["deadline_seconds"]),
         "your_turn": summary["your_turn"],
@@ -191,6 +200,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "next_link": page_link(page.page + 1) if page.has_next else None,
         "previous_link": page_link(page.page - 1) if page.has_previous else None,
         "login_url": f"{reverse('login-page')}?{urlencode({'next': request.get_full_path()})}",
+        "computer_form": computer_form() if request.user.is_authenticated else None,
     }
     return render(request, "games/lobby.html", context, status=400 if problems else 200)
 
@@ -262,6 +272,8 @@ def table_new(request: HttpRequest) -> HttpResponse:
                     deadline=data["deadline"],
                     rated=data["rated"],
                     options=options.options(),
+                    bots=form.bot_seats(),
+                    bot_fill=form.bot_fill_request(),
                     entropy=data["entropy"] or None,
                 )
                 receipt = _receipt(table, 0)
@@ -270,14 +282,17 @@ def table_new(request: HttpRequest) -> HttpResponse:
                 form.add_error("seats", sentence(error.message))
             else:
                 options.add_error(None, sentence(error.message))
+        except services.InvalidBots as error:
+            form.add_error("bots", sentence(error.message))
         except services.InvalidRequest as error:
             form.add_error("deadline", sentence(error.message))
         except ServiceError as error:
             form.add_error(None, sentence(error.message))
         else:
+            state = "is open" if table.status == Table.Status.OPEN else "has started"
             messages.success(
                 request,
-                f"Table {table.pk} is open: {game_name(table.game)}, {table.seat_count} seats, "
+                f"Table {table.pk} {state}: {game_name(table.game)}, {table.seat_count} seats, "
                 f"{deadline_words(table.deadline_seconds)} a move; you sit in seat 0. "
                 f"Its seed is committed: SHA-256 {table.commitment}. {_entropy_words(receipt)}",
             )
@@ -313,6 +328,48 @@ def _table_new_page(
         "errors": errors,
     }
     return render(request, "games/table_new.html", context, status=status)
+
+
+@login_required
+@require_POST
+def table_vs_computer(request: HttpRequest) -> HttpResponse:
+    """A head-to-head against the computer in one step: the table starts at once."""
+    form = ComputerForm(request.POST)
+    if not form.is_valid():
+        problems = [e for errors in form.errors.values() for e in errors]
+        messages.error(request, f"No table was made: {' '.join(problems)}")
+        return redirect("lobby")
+    data = form.cleaned_data
+    if not _claim_once(request.user, data["once"]):
+        messages.info(request, "That form had already been sent: one table was made from it.")
+        return redirect("my-tables")
+    try:
+        with transaction.atomic():
+            table = services.table_create(
+                user=request.user,
+                game=data["game"],
+                seats=2,
+                deadline=DEFAULT_DEADLINE,
+                bots=[{"seat": 1, "level": data["level"]}],
+                entropy=data["entropy"] or None,
+            )
+            receipt = _receipt(table, 0)
+    except (ServiceError, RulesError) as error:
+        messages.error(request, f"No table was made: {sentence(error.message)}")
+        return redirect("lobby")
+    messages.success(
+        request,
+        f"Table {table.pk}: {game_name(table.game)} against the computer ({data['level']}),"
+        f" {deadline_words(table.deadline_seconds)} a move for you; the computer never keeps"
+        f" you waiting. Its seed is committed: SHA-256 {table.commitment}."
+        f" {_entropy_words(receipt)}",
+    )
+    return redirect("table-page", table.pk)
+
+
+def computer_form() -> ComputerForm:
+    """The lobby's form for a game against the computer, with its own one-time token."""
+    return ComputerForm(initial={"once": secrets.token_urlsafe(16)})
 
 
 # -- joining a table -----------------------------------------------------------------------

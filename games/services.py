@@ -35,6 +35,10 @@ class InvalidRequest(ServiceError):
     status = 400
 
 
+class InvalidBots(InvalidRequest):
+    """Bots asked for where they may not sit, or in a way that makes no sense."""
+
+
 class NotSeated(ServiceError):
     code = "not_seated"
     status = 403
@@ -206,25 +210,25 @@ def _bot_levels(
     for bot in bots or ():
         number, level = bot.get("seat"), bot.get("level", BotLevel.NORMAL)
         if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < seats:
-            raise InvalidRequest(f"a bot's seat is a number from 1 to {seats - 1}")
+            raise InvalidBots(f"a bot's seat is a number from 1 to {seats - 1}")
         if number == 0:
-            raise InvalidRequest("seat 0 is yours: put bots in the other seats")
+            raise InvalidBots("seat 0 is yours: put bots in the other seats")
         if number in levels:
-            raise InvalidRequest(f"seat {number} is given to a bot twice")
+            raise InvalidBots(f"seat {number} is given to a bot twice")
         if level not in BotLevel.values:
-            raise InvalidRequest(f"a bot's level is one of {', '.join(BotLevel.values)}")
+            raise InvalidBots(f"a bot's level is one of {', '.join(BotLevel.values)}")
         levels[number] = level
     return levels
 
 
 def _check_bots_allowed(ruleset: Any, seats: int, rated: bool) -> None:
     if not ruleset.bots_allowed(seats):
-        raise InvalidRequest(
+        raise InvalidBots(
             f"{ruleset.name} has no bots at a table of {seats}: at"
             f" {ruleset.bots_from_seats} seats or more, bots may fill empty seats"
         )
     if rated:
-        raise InvalidRequest("a table with a bot is never rated: ask for rated, or for bots")
+        raise InvalidBots("a table with a bot is never rated: ask for rated, or for bots")
 
 
 def _bot_fill(
@@ -237,12 +241,12 @@ def _bot_fill(
     after, level = fill.get("after"), fill.get("level", BotLevel.NORMAL)
     low, high = settings.FAIRDEAL_MIN_BOT_FILL_SECONDS, settings.FAIRDEAL_OPEN_TABLE_SECONDS
     if isinstance(after, bool) or not isinstance(after, int) or not low <= after < high:
-        raise InvalidRequest(
+        raise InvalidBots(
             f"bots fill the free seats after {low} seconds or more, and before the table"
             f" expires unfilled ({high} seconds)"
         )
     if level not in BotLevel.values:
-        raise InvalidRequest(f"a bot's level is one of {', '.join(BotLevel.values)}")
+        raise InvalidBots(f"a bot's level is one of {', '.join(BotLevel.values)}")
     return now + timedelta(seconds=after), level
 
 
@@ -290,7 +294,7 @@ def table_create(
     now = timezone.now()
     starts_now = len(levels) == seats - 1
     if starts_now and bot_fill is not None:
-        raise InvalidRequest("every seat is taken already: there is nothing for bots to fill")
+        raise InvalidBots("every seat is taken already: there is nothing for bots to fill")
     fill_at, fill_level = _bot_fill(ruleset, seats, rated, bot_fill, now)
     # The host's own row is locked first, so that creates racing for the last place
     # under a cap are counted one after another.

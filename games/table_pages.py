@@ -387,6 +387,9 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
             and any(seat.is_free for seat in seats)
         ),
         "seats": _seat_rows(table, view, you, names),
+        "bot_fill": (
+            {"at": table.bot_fill_at, "level": table.bot_fill_level} if view["bot_fill"] else None
+        ),
         "turn": _turn_sentence(view, you, names),
         "your_turn": you is not None and you in view["to_act"],
         "deadline_at": _deadline(table, seats, you),

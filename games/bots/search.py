@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from games.bots import thumb
 from games.bots.memory import Memory
@@ -50,6 +51,8 @@ from games.bots.worlds import Worlds
 from games.rules.base import Action, GameState
 from games.rules.chance import Chance
 from games.rules.crazy_eights import EightsState, hand_value
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -91,11 +94,10 @@ def choose(seen: Seen, memory: Memory, dice: Dice, budget: Budget | None = None)
     for _ in range(rounds):
         spent = 0
         for _ in range(budget.worlds):
-            hands, stock, pile = worlds.sample(dice.child("world", number))
-            saved = worlds.saved(hands, stock, pile)
+            world = worlds.build(*worlds.sample(dice.child("world", number)))
             chance = dice.chance("playout", number)
             for index in alive:
-                state = seen.ruleset.load(saved)
+                state = copy_state(world)
                 if number == 0 and not _legal_in(state, seen.seat, candidates[index]):
                     return candidates[0]  # a world that is not the seat's: never expected
                 value, played = playout(
@@ -112,6 +114,26 @@ def choose(seen: Seen, memory: Memory, dice: Dice, budget: Budget | None = None)
     return candidates[alive[0]]
 
 
+def copy_state(state: GameState) -> GameState:
+    """A copy of ``state`` to play on, as ``ruleset.load(state.to_json())`` would make it.
+
+    Several times quicker than loading: every attribute as it is, each list
+    copied (and the lists in it: the hands) and each dict, and no legal actions
+    worked out yet. The engine's states hold nothing else that changes
+    (``tests/bots/test_memory.py`` checks the copy against a load).
+    """
+    copied = object.__new__(type(state))
+    fields = copied.__dict__
+    for name, value in state.__dict__.items():
+        if type(value) is list:
+            value = [list(item) if type(item) is list else item for item in value]
+        elif type(value) is dict:
+            value = dict(value)
+        fields[name] = value
+    copied._legal_by_seat = {}
+    return copied
+
+
 def _legal_in(state: GameState, seat: int, action: Action) -> bool:
     wanted = json.dumps(action, sort_keys=True)
     return any(json.dumps(a, sort_keys=True) == wanted for a in state.legal_actions(seat))
@@ -126,18 +148,49 @@ def playout(
     """
     assert isinstance(state, EightsState)
     deal = state.hand_no
+    chance = _ThisDeal(chance)
     state.apply(me, action, chance)
     played = 1
     while played <= depth and state.result is None and state.hand_no == deal:
         seat = state.turn
-        table = thumb.table_from_state(state, seat, rules)
-        state.apply(seat, thumb.choose(table, state.legal_actions(seat)), chance)
+        # The state's own list of the legal actions (``legal_actions`` hands out copies of
+        # it): only read here, and ``apply`` takes its own copy of the action it is given.
+        legal = state._legal(seat)
+        if len(legal) == 1:  # forced: no table to build
+            state.apply(seat, legal[0], chance)
+        else:
+            state.apply(
+                seat, thumb.choose(thumb.table_from_state(state, seat, rules), legal), chance
+            )
         played += 1
     if state.result is not None or state.hand_no != deal:
         scores: Sequence[int] = state.history[-1]["scores"]
         return value(scores, me, rules), played
     held = [hand_value(hand) for hand in state.hands]
     return value([-h for h in held] if rules.collects else held, me, rules) / 2, played
+
+
+class _ThisDeal:
+    """The playout's chance: the world's own, but the next deal is never shuffled.
+
+    A playout stops as the deal ends, and the engine deals the next at once: the
+    cards of a deal nobody plays are left in the pack's order (a shuffle costs
+    about as much as a hundred actions). Every other chance event (the
+    reshuffles) is the world's, as it was: what the playout computes is unchanged.
+    """
+
+    __slots__ = ("chance",)
+
+    def __init__(self, chance: Chance) -> None:
+        self.chance = chance
+
+    def shuffle(self, items: Sequence[T], *, label: str, hand: int, seq: int) -> list[T]:
+        if label == "deal":
+            return list(items)
+        return self.chance.shuffle(items, label=label, hand=hand, seq=seq)
+
+    def integer(self, n: int, *, label: str, hand: int, seq: int) -> int:
+        return self.chance.integer(n, label=label, hand=hand, seq=seq)
 
 
 def value(scores: Sequence[int], me: int, rules: thumb.Rules) -> float:

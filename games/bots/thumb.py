@@ -46,6 +46,7 @@ SUITS = "CDHS"
 BLACK_QUEENS = ("QS", "QC")
 CALLS = ("catch", "last_card")
 NO_VOIDS: tuple[frozenset[str], ...] = ()
+NO_VOID: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -174,19 +175,24 @@ def ranked(table: Table, legal: Sequence[Action]) -> list[Action]:
 
 def scores(table: Table, legal: Sequence[Action]) -> list[tuple[Action, float]]:
     """Each action worth considering and its score (a play's silent form is left out)."""
-    announcing = any("announce" in action for action in legal)
-    hand = _Hand(table) if any(action["type"] == "play" for action in legal) else None
+    announcing = False
+    hand: _Hand | None = None
+    for action in legal:
+        if "announce" in action:
+            announcing = True
+        if hand is None and action["type"] == "play":
+            hand = _Hand(table)
     scored: list[tuple[Action, float]] = []
     for action in legal:
         kind = action["type"]
-        if kind in CALLS:
-            score = 10_000.0
-        elif kind == "play":
+        if kind == "play":
             assert hand is not None
-            laid = _cards(action)
+            laid = action["cards"] if "cards" in action else [action["card"]]
             if announcing and "announce" not in action and hand.size - len(laid) == 1:
                 continue
             score = play_score(table, hand, action, laid)
+        elif kind in CALLS:
+            score = 10_000.0
         elif kind == "swap":
             score = swap_score(table, action["seat"])
         elif kind == "name":
@@ -199,9 +205,15 @@ def scores(table: Table, legal: Sequence[Action]) -> list[tuple[Action, float]]:
     return scored
 
 
-def _cards(action: Action) -> list[str]:
-    cards: list[str] = action["cards"] if "cards" in action else [action["card"]]
-    return cards
+class _Values(dict[str, int]):
+    """``card_value`` of each card, worked out once a card."""
+
+    def __missing__(self, card: str) -> int:
+        value = self[card] = card_value(card)
+        return value
+
+
+VALUES = _Values()
 
 
 class _Hand:
@@ -211,21 +223,35 @@ class _Hand:
         rules = table.rules
         hand = table.hand
         self.size = len(hand)
-        self.suits = dict.fromkeys(SUITS, 0)  # eights aside: they follow nothing
-        self.ranks: dict[str, int] = {}
+        suits = self.suits = dict.fromkeys(SUITS, 0)  # eights aside: they follow nothing
+        ranks: dict[str, int] = {}
+        self.ranks = ranks
         for card in hand:
-            if card[0] != EIGHT:
-                self.suits[card[1]] += 1
-            self.ranks[card[0]] = self.ranks.get(card[0], 0) + 1
-        self.eights = self.ranks.get(EIGHT, 0)
-        self.answers = sum(self.ranks.get(rank, 0) for rank in rules.chain_ranks)
-        self.queens = sum(1 for card in hand if card in BLACK_QUEENS) if rules.black_queens else 0
+            rank = card[0]
+            if rank in ranks:
+                ranks[rank] += 1
+            else:
+                ranks[rank] = 1
+            if rank != EIGHT:
+                suits[card[1]] += 1
+        self.eights = ranks.get(EIGHT, 0)
+        self.answers = 0
+        for rank in rules.chain_ranks:
+            self.answers += ranks.get(rank, 0)
+        self.queens = 0
+        if rules.black_queens and "Q" in ranks:
+            self.queens = sum(1 for card in hand if card in BLACK_QUEENS)
         counts = table.counts
-        self.low = min(counts[seat] for seat in range(rules.seats) if seat != table.me)
-        self.after = table.seat_after(table.me)
+        me, seats = table.me, rules.seats
+        self.low = (
+            min(counts[seat] for seat in range(seats) if seat != me)
+            if seats > 2
+            else counts[1 - me]
+        )
+        self.after = (me + table.direction) % seats
         self.next_count = counts[self.after]
-        self.before_count = counts[table.seat_after(table.me, -1)]
-        self.next_voids = table.voids[self.after] if table.voids else frozenset()
+        self.before_count = counts[(me - table.direction) % seats]
+        self.next_voids = table.voids[self.after] if table.voids else NO_VOID
 
 
 def play_score(table: Table, hand: _Hand, action: Action, cards: list[str]) -> float:
@@ -242,15 +268,24 @@ def play_score(table: Table, hand: _Hand, action: Action, cards: list[str]) -> f
     following = hand.suits[suit]
     same_rank = hand.ranks[rank]
     queens = 0
-    for card in cards:
-        if card[0] == rank:
-            same_rank -= 1
-        if card[0] != EIGHT:
-            score += shed_weight * card_value(card)
-            if card[1] == suit:
+    if len(cards) == 1:  # the usual play: the loop below, for one card
+        same_rank -= 1
+        if rank != EIGHT:
+            score += shed_weight * VALUES[last]
+            if last[1] == suit:
                 following -= 1
-        if card in BLACK_QUEENS:
-            queens += 1
+        if last in BLACK_QUEENS:
+            queens = 1
+    else:
+        for card in cards:
+            if card[0] == rank:
+                same_rank -= 1
+            if card[0] != EIGHT:
+                score += shed_weight * VALUES[card]
+                if card[1] == suit:
+                    following -= 1
+            if card in BLACK_QUEENS:
+                queens += 1
     if rank == EIGHT:
         eights_left, same_rank = same_rank, 0
     else:
