@@ -23,6 +23,7 @@ the outbox item to be retried with backoff.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 
 from games import outbox, services
 from games.bots import choose, seen_from
@@ -70,11 +71,8 @@ def step(table_id: int) -> bool:
     for seat in order:
         if not state.legal_actions(seat):
             continue
-        if history is None:  # the log as far as this version: a move may have come since
-            logged = Move.objects.filter(table=table, seq__lte=table.version).order_by("seq")
-            history = [
-                Event.from_json(e) for es in logged.values_list("events", flat=True) for e in es
-            ]
+        if history is None:
+            history = _history(table)
         seen = seen_from(state, seat, history)
         action = decide(seen, levels[seat], for_move(bytes(table.game_seed), seat, table.version))
         if action is None:  # a call it chose not to make
@@ -82,6 +80,26 @@ def step(table_id: int) -> bool:
         services.bot_move_apply(table_id=table_id, seat=seat, version=table.version, action=action)
         return True
     return False
+
+
+# The events of the tables this process has recently asked bots at, by table id, with the
+# last move read: the log is append-only, so only the moves since need reading next time.
+_HISTORIES: OrderedDict[int, tuple[int, list[Event]]] = OrderedDict()
+HISTORIES_KEPT = 256
+
+
+def _history(table: Table) -> list[Event]:
+    """Every event of the table's log up to its version (a move may have come since)."""
+    seq, events = _HISTORIES.pop(table.pk, (-1, []))
+    if seq > table.version:  # never, with an append-only log; start again if it were so
+        seq, events = -1, []
+    new = Move.objects.filter(table=table, seq__gt=seq, seq__lte=table.version).order_by("seq")
+    for seq, logged in new.values_list("seq", "events"):
+        events.extend(Event.from_json(event) for event in logged)
+    _HISTORIES[table.pk] = (seq, events)
+    while len(_HISTORIES) > HISTORIES_KEPT:
+        _HISTORIES.popitem(last=False)
+    return list(events)
 
 
 def decide(seen: Seen, level: str, stream: bytes) -> Action | None:

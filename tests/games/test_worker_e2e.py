@@ -12,6 +12,7 @@ Redis.
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 import time
@@ -19,14 +20,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import quote
 
 import pytest
 import redis
 from django.db import connection
 
-from games.models import Move, Table
-from tests.factories import make_users, started_table
+from games import services
+from games.models import Move, OutboxItem, Table
+from tests.factories import TABLES, body, client_for, make_users, move, started_table, table_url
 
 REPO = Path(__file__).resolve().parents[2]
 REDIS_URL = "redis://127.0.0.1:6379/9"
@@ -227,3 +230,80 @@ def test_on_the_embedded_broker_a_backlog_does_not_hold_back_a_one_second_sweep(
         assert table.end_reason == "timeout"
         # A sweep a second, plus slack for a busy machine: not twenty seconds.
         assert table.finished_at - due <= MAX_LATENESS, table.finished_at - due
+
+
+BOTS_REDIS_URL = "redis://127.0.0.1:6379/10"
+BOT_MATCH_TIMEOUT = 180.0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_person_and_three_bots_play_crazy_eights_through_the_api_the_worker_moving_the_bots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bots move on their own: each move's commit wakes the worker through Redis.
+
+    This process publishes as production does (not eagerly), so every bot move
+    is made by the worker, from the outbox, after the person's move committed.
+    The person only ever sees the table through the API and moves when it is
+    their turn.
+    """
+    from config.celery import app
+
+    broker = redis.Redis.from_url(BOTS_REDIS_URL)
+    broker.ping()
+    broker.flushdb()
+    was = app.conf.broker_url, app.conf.task_always_eager
+    app.conf.broker_url, app.conf.task_always_eager = BOTS_REDIS_URL, False
+    env = {
+        **os.environ,
+        "DATABASE_URL": _test_database_url(),
+        "CELERY_BROKER_URL": BOTS_REDIS_URL,
+        "FAIRDEAL_ENV": "test",
+        "CELERY_TASK_ALWAYS_EAGER": "false",
+        # Beat's drain is the fallback only; a slow one shows that the wake-up does the work.
+        "FAIRDEAL_SWEEP_SECONDS": "30",
+        "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
+        "PYTHONUNBUFFERED": "1",
+    }
+    rng = random.Random(12)
+    # The same deal each run (the server seed), so that the match's length does not vary.
+    seed = SimpleNamespace(token_bytes=lambda n: bytes([12]) * n)
+    monkeypatch.setattr(services, "secrets", seed)
+    try:
+        with _worker(env, tmp_path / "worker.log") as worker:
+            (ann,) = make_users("ann")
+            client = client_for(ann)
+            bots = [{"seat": 1, "level": "easy"}, {"seat": 2, "level": "normal"}, 3]
+            created = client.post(
+                TABLES,
+                {"game": "crazy-eights", "seats": 4, "deadline": 3600, "bots": bots},
+                format="json",
+            )
+            assert created.status_code == 201, created.content
+            table_id = body(created)["id"]
+            give_up = time.monotonic() + BOT_MATCH_TIMEOUT
+            moves = 0
+            while True:
+                view = body(client.get(table_url(table_id)))
+                if view["status"] != "playing":
+                    break
+                assert worker.poll() is None, f"the worker exited with {worker.returncode}"
+                assert time.monotonic() < give_up, f"no end after {moves} of ann's moves"
+                if view["to_act"] != [0]:  # a bot's turn: the worker plays it
+                    time.sleep(0.02)
+                    continue
+                action = rng.choice(view["legal_actions"])
+                response = move(client, table_id, view["version"], action)
+                assert response.status_code == 200, response.content
+                moves += 1
+    finally:
+        app.conf.broker_url, app.conf.task_always_eager = was
+        app.pool.force_close_all()
+        broker.flushdb()
+
+    table = Table.objects.get(pk=table_id)
+    assert table.status == "finished" and table.result["reason"] == "finished"
+    movers = set(table.moves.filter(kind="action").values_list("seat", flat=True))
+    assert movers == {0, 1, 2, 3}
+    assert services.replay(table).to_json() == table.state
+    assert not OutboxItem.objects.filter(done_at=None, kind=services.BOT_MOVE).exists()
