@@ -94,9 +94,9 @@ def _history(table: Table) -> list[Event]:
     if seq > table.version:  # never, with an append-only log; start again if it were so
         seq, events = -1, []
     new = Move.objects.filter(table=table, seq__gt=seq, seq__lte=table.version).order_by("seq")
-    for seq, logged in new.values_list("seq", "events"):
+    for logged in new.values_list("events", flat=True):
         events.extend(Event.from_json(event) for event in logged)
-    _HISTORIES[table.pk] = (seq, events)
+    _HISTORIES[table.pk] = (table.version, events)
     while len(_HISTORIES) > HISTORIES_KEPT:
         _HISTORIES.popitem(last=False)
     return list(events)
