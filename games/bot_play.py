@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
+from typing import Any
 
 from games import outbox, services
 from games.bots import choose, seen_from
@@ -84,19 +85,21 @@ def step(table_id: int) -> bool:
 
 # The events of the tables this process has recently asked bots at, by table id, with the
 # last move read: the log is append-only, so only the moves since need reading next time.
-_HISTORIES: OrderedDict[int, tuple[int, list[Event]]] = OrderedDict()
+# Keyed by the id and the start, so that a reused id (a test database) is never mistaken.
+_HISTORIES: OrderedDict[tuple[int, Any], tuple[int, list[Event]]] = OrderedDict()
 HISTORIES_KEPT = 256
 
 
 def _history(table: Table) -> list[Event]:
     """Every event of the table's log up to its version (a move may have come since)."""
-    seq, events = _HISTORIES.pop(table.pk, (-1, []))
+    key = (table.pk, table.started_at)
+    seq, events = _HISTORIES.pop(key, (-1, []))
     if seq > table.version:  # never, with an append-only log; start again if it were so
         seq, events = -1, []
     new = Move.objects.filter(table=table, seq__gt=seq, seq__lte=table.version).order_by("seq")
     for logged in new.values_list("events", flat=True):
         events.extend(Event.from_json(event) for event in logged)
-    _HISTORIES[table.pk] = (table.version, events)
+    _HISTORIES[key] = (table.version, events)
     while len(_HISTORIES) > HISTORIES_KEPT:
         _HISTORIES.popitem(last=False)
     return list(events)

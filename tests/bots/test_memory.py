@@ -22,10 +22,10 @@ import random
 from collections import Counter
 from typing import Any
 
+from games.bots import search, thumb
 from games.bots.memory import Memory, Slot
 from games.bots.seen import seen_from
 from games.bots.streams import Dice
-from games.bots import search, thumb
 from games.bots.worlds import Worlds, copy_state
 from games.rules.base import Action, GameState
 from games.rules.chance import SeededChance
