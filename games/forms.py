@@ -241,7 +241,7 @@ class TableForm(forms.Form):
         error_messages={"invalid_choice": "Choose how the computer plays from the list."},
     )
     bot_fill = forms.TypedChoiceField(
-        label="Seats nobody takes",
+        label="When nobody comes",
         coerce=int,
         required=False,
         empty_value=None,
@@ -300,7 +300,8 @@ class ComputerForm(forms.Form):
     """A head-to-head against the computer in one step: the game and how the computer plays."""
 
     game = forms.ChoiceField(
-        error_messages={"invalid_choice": "Choose a game that is played against the computer."}
+        label="Game against the computer",
+        error_messages={"invalid_choice": "Choose a game that is played against the computer."},
     )
     level = forms.ChoiceField(
         label="The computer plays",

@@ -50,7 +50,7 @@ def test_a_person_plays_a_whole_crazy_8_match_against_the_computer(
     page.goto(site + "/lobby/")
     shot(page, "lobby-computer-desktop")
     assert serious_violations(page) == []
-    page.get_by_label("Game", exact=True).last.select_option("crazy-8")
+    page.get_by_label("Game against the computer").select_option("crazy-8")
     page.get_by_label("The computer plays").select_option("normal")
     page.get_by_role("button", name="Play the computer").click()
     expect(page.locator("body")).to_contain_text("against the computer (normal)")
