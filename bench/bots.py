@@ -1,7 +1,7 @@
 """The bots against each other: win rates with 95 % intervals, and how long a decision takes.
 
     python bench/bots.py [--game ID] [--seats S] [--pairing strong-normal|normal-easy]
-                         [--matches N] [--jobs J]
+                         [--matches N | --scale F] [--first N] [--jobs J]
     python bench/bots.py --soak N [--jobs J]
 
 For each table in ``TABLES`` (every game at its preset: the rulebook as
@@ -15,7 +15,15 @@ each level's decision time, p50 and p99 over the decisions with a choice (more
 than one legal action; a forced action takes no thought), timed around
 ``games.bots.choose`` alone. Matches are spread over ``--jobs`` processes
 (default: one per core); times are wall-clock in each process, so they are
-only as steady as the machine is quiet.
+only as steady as the machine is quiet. ``--scale F`` plays ``TABLES``' counts
+times F (``--scale 0.35``: 70 matches a pairing at two seats, 21 at four), and
+the last line gives the whole run's time. ``--first N`` numbers the matches
+from N, so that a run adds matches to an earlier one (the same seeds never twice).
+
+A match whose deal goes round in circles (more than ``MAX_DEAL_ACTIONS``
+actions: bots that keep choosing their way back to where they were, which the
+engine leaves to the players) is stopped, counted as not won, and shown as a
+fault.
 
 The issue's aim: ``strong`` beats ``normal`` clearly (for two players above
 55 % with the interval clear of 50 %), and a decision takes under half a second
@@ -68,6 +76,11 @@ TABLES: dict[tuple[str, int], int] = {
 }
 PAIRINGS = (("strong", "normal"), ("normal", "easy"))
 MAX_ACTIONS = 50_000
+# A deal longer than this has gone round in circles: the bots keep choosing their way back
+# to where they were (a suit called that the next seat lacks, drawn back and called again),
+# which the engine leaves to the players. The match is stopped and counted as a fault (and
+# not won); a real deal is a few dozen actions to a few hundred.
+MAX_DEAL_ACTIONS = 2_000
 SOAK_BUDGET = search.Budget(actions=200, candidates=3, depth=10)
 
 
@@ -104,9 +117,17 @@ def play(
             faults.append(f"{levels[seat]} owed an action and chose none")
         return action
 
+    deal, deal_start = state.hand_no, 0
     while not state.is_over:
         if actions >= MAX_ACTIONS:
             faults.append("the match did not end")
+            break
+        if state.hand_no != deal:
+            deal, deal_start = state.hand_no, actions
+        if actions - deal_start >= MAX_DEAL_ACTIONS:
+            faults.append(
+                f"deal {deal} went round in circles ({MAX_DEAL_ACTIONS} actions); match stopped"
+            )
             break
         owing = state.to_act
         called = None
@@ -153,16 +174,20 @@ def milliseconds(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds >= 0.01 else f"{seconds * 1000:.1f} ms"
 
 
-def bench_pairing(pool: Any, game: str, seats: int, first: str, second: str, matches: int) -> None:
+def bench_pairing(
+    pool: Any, game: str, seats: int, first: str, second: str, matches: int, start_at: int = 0
+) -> None:
     start = time.perf_counter()
-    jobs = [(game, seats, first, second, number) for number in range(matches)]
+    jobs = [(game, seats, first, second, start_at + number) for number in range(matches)]
     played: list[Played] = pool.map(one_match, jobs, chunksize=1)
     won = sum(match.share for match in played)
     share = won / matches
     low, high = wilson(share, matches)
     faults = [fault for match in played for fault in match.faults]
     print(
-        f"{game}, {seats} seats, {first} against {second}: {first} won {won:g} of {matches} "
+        f"{game}, {seats} seats, {first} against {second}"
+        f"{f' (matches {start_at} to {start_at + matches - 1})' if start_at else ''}: "
+        f"{first} won {won:g} of {matches} "
         f"= {share:.1%} [{low:.1%}, {high:.1%}] (fair share {1 / seats:.0%}); "
         f"{time.perf_counter() - start:.0f} s",
         flush=True,
@@ -237,10 +262,17 @@ def main() -> None:
     parser.add_argument("--seats", type=int)
     parser.add_argument("--pairing", choices=[f"{a}-{b}" for a, b in PAIRINGS])
     parser.add_argument("--matches", type=int, help="matches per pairing (default: TABLES)")
+    parser.add_argument(
+        "--scale", type=float, default=1.0, help="TABLES' matches times F (a shorter run: 0.5)"
+    )
+    parser.add_argument(
+        "--first", type=int, default=0, help="number the matches from N (to add to a run)"
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--soak", type=int, metavar="N", help="play N random tables instead")
     args = parser.parse_args()
     print("reproduce: python bench/bots.py " + " ".join(sys.argv[1:]), flush=True)
+    start = time.perf_counter()
     with Pool(args.jobs) as pool:
         if args.soak:
             soak(pool, args.soak)
@@ -255,7 +287,9 @@ def main() -> None:
         for game, seats, matches in tables:
             for first, second in PAIRINGS:
                 if args.pairing in (None, f"{first}-{second}"):
-                    bench_pairing(pool, game, seats, first, second, args.matches or matches)
+                    count = args.matches or max(1, round(matches * args.scale))
+                    bench_pairing(pool, game, seats, first, second, count, args.first)
+    print(f"total {time.perf_counter() - start:.0f} s on {args.jobs} processes", flush=True)
 
 
 if __name__ == "__main__":

@@ -22,9 +22,19 @@ played.
   better half of the candidates still in the running meets the next worlds.
 * The budget is a count of actions played out in the worlds, never a time, so
   that the same bytes give the same choice on any machine; it is set by game
-  (``BUDGETS``) so that a decision takes well under half a second at p99 on
-  the machine ``bench/bots.py`` was run on. A deal about to end plays out
-  fast, so late in a deal many more worlds are imagined.
+  (``BUDGETS``), a share of it at three seats or more (``Budget.more_seats``),
+  so that a decision takes under half a second at p99, with a margin, on the
+  machine ``bench/bots.py`` was run on (``docs/bots.md``). A deal about to
+  end plays out fast, so late in a deal many more worlds are imagined.
+
+The playouts are nearly all the time, so they do no more than they must,
+without changing what they compute (``tests/bots/test_memory.py`` plays them
+against a plain playout): a world after the first is a copy of the first with
+its own cards (``Worlds.build``), each candidate plays on a copy of it
+(``copy_state``, not a load), the state's own list of legal actions is read
+(no copies) and not checked again when applied, a forced action builds no
+table for the rules of thumb, and the deal after the one played out, which the
+engine deals at once, is not shuffled.
 
 A single-observer information-set MCTS (a new world each iteration, UCT over
 the rules of thumb's best few actions of every seat, the rules of thumb beyond
@@ -63,15 +73,22 @@ class Budget:
     candidates: int = 6  # actions searched: the rules of thumb's best
     depth: int = 60  # actions played out in a world before the deal is judged as it stands
     worlds: int = 200  # the most worlds a round imagines (a deal about to end plays out fast)
+    # At three seats or more, this share of ``actions``: there an action costs more (more
+    # hands to deal in each world, longer hands to score in Dodo).
+    more_seats: float = 1.0
+
+    def actions_at(self, seats: int) -> int:
+        return self.actions if seats <= 2 else int(self.actions * self.more_seats)
 
 
 # By game, so that a decision takes about the same time in each (``bench/bots.py``): an
-# action of Dodo (its sets of cards, its chains) costs the engine about three times one of
-# Crazy Eights, and Crazy 8 notes positions once the stock is empty (blocked hands).
+# action of Dodo (its sets of cards, its chains) costs about three times one of Crazy
+# Eights, and Crazy 8 notes positions once the stock is empty (blocked hands). On the
+# two-core machine of ``docs/bots.md``, with its other core busy, p99 lands at 0.3-0.4 s.
 BUDGETS: dict[str, Budget] = {
-    "crazy-eights": Budget(actions=14_000),
-    "crazy-8": Budget(actions=12_000),
-    "dodo": Budget(actions=4_000),
+    "crazy-eights": Budget(actions=11_000, more_seats=0.75),
+    "crazy-8": Budget(actions=8_000, more_seats=0.75),
+    "dodo": Budget(actions=2_500, more_seats=0.7),
 }
 
 
@@ -91,6 +108,7 @@ def choose(seen: Seen, memory: Memory, dice: Dice, budget: Budget | None = None)
     alive = list(range(len(candidates)))
     rounds = max(1, (len(candidates) - 1).bit_length())  # halving down to one
     number = 0  # worlds imagined so far
+    per_round = budget.actions_at(seen.seats) // rounds
     for _ in range(rounds):
         spent = 0
         for _ in range(budget.worlds):
@@ -106,7 +124,7 @@ def choose(seen: Seen, memory: Memory, dice: Dice, budget: Budget | None = None)
                 values[index] += value
                 spent += played
             number += 1
-            if spent >= budget.actions // rounds:
+            if spent >= per_round:
                 break
         # Successive halving: the better half meets the next worlds too.
         alive.sort(key=lambda index: (-values[index], index))
@@ -161,9 +179,10 @@ class _ThisDeal:
     """The playout's chance: the world's own, but the next deal is never shuffled.
 
     A playout stops as the deal ends, and the engine deals the next at once: the
-    cards of a deal nobody plays are left in the pack's order (a shuffle costs
-    about as much as a hundred actions). Every other chance event (the
-    reshuffles) is the world's, as it was: what the playout computes is unchanged.
+    cards of a deal nobody plays are left in the pack's order (a shuffle of the
+    pack costs a few actions' time, and many playouts end a deal). Every other
+    chance event (the reshuffles) is the world's, as it was: what the playout
+    computes is unchanged.
     """
 
     __slots__ = ("chance",)

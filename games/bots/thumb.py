@@ -47,6 +47,7 @@ BLACK_QUEENS = ("QS", "QC")
 CALLS = ("catch", "last_card")
 NO_VOIDS: tuple[frozenset[str], ...] = ()
 NO_VOID: frozenset[str] = frozenset()
+CHAINED = {"2": 2, "4": 4}  # what a two or a four laid adds to a chain (where it starts one)
 
 
 @dataclass(frozen=True)
@@ -256,7 +257,8 @@ class _Hand:
 
 def play_score(table: Table, hand: _Hand, action: Action, cards: list[str]) -> float:
     rules = table.rules
-    left = hand.size - len(cards)
+    laid = len(cards)
+    left = hand.size - laid
     if not left:
         return 1_000.0  # out
     last = cards[-1]
@@ -264,11 +266,12 @@ def play_score(table: Table, hand: _Hand, action: Action, cards: list[str]) -> f
     suit = action.get("suit") or last[1]
     low = hand.low
     shed_weight = 1.0 if low <= 2 else 0.5  # someone is about to go out: unload the costly
-    score = 5.0 * (len(cards) - 1)
+    score = 5.0 * (laid - 1)
     following = hand.suits[suit]
     same_rank = hand.ranks[rank]
     queens = 0
-    if len(cards) == 1:  # the usual play: the loop below, for one card
+    chained = 0  # what the twos and fours laid add to a chain
+    if laid == 1:  # the usual play: the loop below, for one card
         same_rank -= 1
         if rank != EIGHT:
             score += shed_weight * VALUES[last]
@@ -276,16 +279,20 @@ def play_score(table: Table, hand: _Hand, action: Action, cards: list[str]) -> f
                 following -= 1
         if last in BLACK_QUEENS:
             queens = 1
+        chained = CHAINED.get(rank, 0)
     else:
         for card in cards:
-            if card[0] == rank:
+            card_rank = card[0]
+            if card_rank == rank:
                 same_rank -= 1
-            if card[0] != EIGHT:
+            if card_rank != EIGHT:
                 score += shed_weight * VALUES[card]
                 if card[1] == suit:
                     following -= 1
             if card in BLACK_QUEENS:
                 queens += 1
+            if card_rank in CHAINED:
+                chained += CHAINED[card_rank]
     if rank == EIGHT:
         eights_left, same_rank = same_rank, 0
     else:
@@ -299,16 +306,15 @@ def play_score(table: Table, hand: _Hand, action: Action, cards: list[str]) -> f
     if rank == EIGHT:
         score -= _eight_cost(table, left, low)
     if rank in rules.chain_ranks:
-        chained = sum(2 if card[0] == "2" else 4 for card in cards if card[0] in "24")
         if table.chain:
-            score += 50.0 + (chained * 2 if nxt <= 3 else -3.0 * (len(cards) - 1))
+            score += 50.0 + (chained * 2 if nxt <= 3 else -3.0 * (laid - 1))
         else:
             score += chained * (3.0 if nxt <= 2 else 0.5)
-            if rules.answers and hand.answers == len(cards) and left >= 3:
+            if rules.answers and hand.answers == laid and left >= 3:
                 score -= 6.0  # keep a two or four to answer with
     if rank in rules.skip_ranks:
-        score += (6.0 if rules.seats == 2 else 8.0 if nxt <= 2 else 2.0) * len(cards)
-    if rank in rules.reverse_ranks and len(cards) % 2 == 1:
+        score += (6.0 if rules.seats == 2 else 8.0 if nxt <= 2 else 2.0) * laid
+    if rank in rules.reverse_ranks and laid % 2 == 1:
         score += 6.0 if nxt < hand.before_count else -2.0
     if queens:
         score += 6.0 * (left - low)  # the swap: my hand left for the shortest
