@@ -42,6 +42,37 @@ class MailPreferences(models.Model):
         return {kind: getattr(self, kind) for kind in self.KINDS}
 
 
+class Profile(models.Model):
+    """What a player shows of themselves beyond their name and games: for now, whether
+    they are on the leaderboards (docs/ratings.md).
+
+    A row is made the first time the player changes something: a player without
+    one is on the leaderboards. Off them, a player is still rated, and their
+    ratings still show on their own public page, without a rank.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
+    on_leaderboards = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        return f"profile of user {self.user_id}"
+
+    @classmethod
+    def for_user(cls, user: Any) -> Profile:
+        profile, _ = cls.objects.get_or_create(user=user)
+        return profile
+
+
+def on_leaderboards(user: Any) -> bool:
+    """Whether ``user`` lets the leaderboards list them. Makes no profile row."""
+    try:
+        return bool(user.profile.on_leaderboards)
+    except Profile.DoesNotExist:
+        return True
+
+
 class EmailVerification(models.Model):
     """The address a player proved is theirs, and when.
 

@@ -99,10 +99,23 @@ class MeSerializer(serializers.Serializer):
         read_only=True, help_text="whether the address is verified: game mail goes only then"
     )
     mail = MailPreferencesSerializer()
+    on_leaderboards = serializers.BooleanField(
+        help_text="whether the leaderboards list me; off them I am still rated (docs/ratings.md)"
+    )
 
 
 class MeUpdateSerializer(StrictSerializer):
-    mail = MailPreferencesSerializer(required=True)
+    """What to change: the kinds of mail, being on the leaderboards, or both."""
+
+    mail = MailPreferencesSerializer(required=False)
+    on_leaderboards = StrictBooleanField(
+        required=False, help_text="false keeps me off the leaderboards; I am still rated"
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if not attrs:
+            raise serializers.ValidationError("send what to change: mail, on_leaderboards or both")
+        return attrs
 
 
 class PasswordChangeSerializer(StrictSerializer):

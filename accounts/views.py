@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import MailPreferences, email_verified
+from accounts.models import MailPreferences, Profile, email_verified, on_leaderboards
 from accounts.serializers import (
     AccountSerializer,
     MeSerializer,
@@ -130,7 +130,7 @@ class ResendVerificationView(APIView):
 
 
 class MeView(APIView):
-    """The caller's account and which mail it gets."""
+    """The caller's account, which mail it gets, and whether the leaderboards list it."""
 
     @staticmethod
     def _answer(request: Request, preferences: MailPreferences) -> Response:
@@ -141,25 +141,32 @@ class MeView(APIView):
                 "email": user.email,
                 "email_verified": email_verified(user),
                 "mail": preferences.as_json(),
+                "on_leaderboards": on_leaderboards(user),
             }
         )
 
     @extend_schema(responses={200: MeSerializer})
     def get(self, request: Request) -> Response:
-        """Who I am, whether my address is verified, and which mail I get."""
+        """Who I am, whether my address is verified, which mail I get, and if I am on the leaderboards."""
         return self._answer(request, MailPreferences.for_user(request.user))
 
     @extend_schema(request=MeUpdateSerializer, responses={200: MeSerializer})
     def patch(self, request: Request) -> Response:
-        """Turn kinds of mail on or off: `{"mail": {"reminder": false}}`; others stay as they are."""
+        """Turn kinds of mail on or off, `{"mail": {"reminder": false}}`, or stay off the
+        leaderboards, `{"on_leaderboards": false}`; whatever is not sent stays as it is."""
         serializer = MeUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        changes = serializer.validated_data["mail"]
+        changes = serializer.validated_data.get("mail", {})
         preferences = MailPreferences.for_user(request.user)
         for kind, value in changes.items():
             setattr(preferences, kind, value)
         if changes:
             preferences.save(update_fields=list(changes))
+        if "on_leaderboards" in serializer.validated_data:
+            profile = Profile.for_user(request.user)
+            profile.on_leaderboards = serializer.validated_data["on_leaderboards"]
+            profile.save(update_fields=["on_leaderboards"])
+            request.user.profile = profile
         return self._answer(request, preferences)
 
 

@@ -335,6 +335,17 @@ FAIRDEAL_OPEN_TABLE_SECONDS = env.int("FAIRDEAL_OPEN_TABLE_SECONDS", default=7 *
 FAIRDEAL_MAX_BOT_TABLES = env.int("FAIRDEAL_MAX_BOT_TABLES", default=10)
 # The shortest wait a host may choose before free seats are filled with bots, in seconds.
 FAIRDEAL_MIN_BOT_FILL_SECONDS = env.int("FAIRDEAL_MIN_BOT_FILL_SECONDS", default=60)
+# Ratings and leaderboards (docs/ratings.md). A player's rating at a game is provisional
+# until they have this many rated games of it and its uncertainty (sigma, widened for
+# time away) is below this; a leaderboard lists the players past that who finished a
+# rated game of it in the last so many days.
+FAIRDEAL_RATING_MIN_GAMES = env.int("FAIRDEAL_RATING_MIN_GAMES", default=10)
+FAIRDEAL_RATING_MAX_SIGMA = env.float("FAIRDEAL_RATING_MAX_SIGMA", default=6.5)
+FAIRDEAL_LEADERBOARD_ACTIVE_DAYS = env.int("FAIRDEAL_LEADERBOARD_ACTIVE_DAYS", default=90)
+# `manage.py rating_pairs_report` shows pairs of players with at least this many rated
+# tables together, one of whom finished ahead of the other at this share of them or more.
+FAIRDEAL_RATING_PAIR_MIN_TABLES = env.int("FAIRDEAL_RATING_PAIR_MIN_TABLES", default=10)
+FAIRDEAL_RATING_PAIR_SHARE = env.float("FAIRDEAL_RATING_PAIR_SHARE", default=0.9)
 # How often Celery beat sweeps for passed deadlines, in seconds.
 FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=5.0)
 # How often an open table page asks whether the table has moved (ms): docs/pages.md.

@@ -13,6 +13,7 @@ urlpatterns = [
     path("api/accounts/", include("accounts.urls")),
     path("api/", include("games.urls")),
     path("api/", include("fairplay.urls")),
+    path("api/", include("leaderboard.urls")),
     path("", include("fairplay.page_urls")),
     path("", include("games.page_urls")),
     path("accounts/", include("accounts.page_urls")),

@@ -81,6 +81,12 @@ class Table(models.Model):
                 name="table_open_bot_fill",
                 condition=Q(status="open", bot_fill_at__isnull=False),
             ),
+            # The ratings take a game's rated tables in the order they finished.
+            models.Index(
+                fields=["game", "finished_at", "id"],
+                name="table_rated_finished",
+                condition=Q(status="finished", rated=True),
+            ),
         ]
         constraints = [
             models.CheckConstraint(

@@ -127,6 +127,8 @@ def _events_json(events: list[Event]) -> list[dict[str, Any]]:
 
 # The outbox's kind for "ask this table's bots" (the handler: games.bot_play).
 BOT_MOVE = "games.bot_move"
+# The outbox's kind for "rate this table's players" (the handler: leaderboard.services).
+RATE_TABLE = "leaderboard.rate_table"
 
 
 def _after_commit_notify(table_id: int) -> None:
@@ -169,6 +171,8 @@ def _store(table: Table, state: GameState, now: datetime, *, acted: int | None =
         table.result = state.result
         table.end_reason = state.result["reason"]
         table.finished_at = now
+        if table.rated:  # the players' ratings, once this commits, exactly once
+            outbox.enqueue(RATE_TABLE, table_id=table.pk)
     elif any(seat.is_bot and state.legal_actions(seat.number) for seat in seats):
         # A bot owes an action, or may make a call: it is asked once this write commits.
         outbox.enqueue(BOT_MOVE, table_id=table.pk)

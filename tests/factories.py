@@ -121,6 +121,39 @@ def started_table(*players: Any, seed: bytes | None = None, **kwargs: Any) -> Ta
     return table
 
 
+def finished_table(
+    *players: Any,
+    rated: bool = True,
+    moves: int = 1,
+    places: list[int] | None = None,
+    finished_at: Any = None,
+    **kwargs: Any,
+) -> Table:
+    """A table of ``players`` in seat order, ended after ``moves`` moves: the last seat resigns.
+
+    ``places`` then stacks the result (the places by seat, 1 first) and
+    ``finished_at`` moves its end, for rating tests that need a given history.
+    """
+    table = started_table(*players, rated=rated, **kwargs)
+    for _ in range(moves):
+        table.refresh_from_db()
+        seat = table.to_act[0]
+        user = table.seats.get(number=seat).user
+        action = services.load_state(table).legal_actions(seat)[0]
+        services.move_apply(table_id=table.pk, user=user, version=table.version, action=action)
+    services.table_resign(table_id=table.pk, user=players[-1])
+    table.refresh_from_db()
+    changes: dict[str, Any] = {}
+    if places is not None:
+        changes["result"] = {**table.result, "places": places}
+    if finished_at is not None:
+        changes["finished_at"] = finished_at
+    if changes:
+        Table.objects.filter(pk=table.pk).update(**changes)
+        table.refresh_from_db()
+    return table
+
+
 def body(response: Response) -> Any:
     return json.loads(response.content)
 

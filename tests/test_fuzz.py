@@ -4,8 +4,9 @@ Schemathesis reads ``/api/schema/`` from the WSGI application and sends each
 operation inputs that fit the schema and inputs that break it (wrong types,
 missing and extra fields, odd strings, other methods and media types), with a
 real token: alice's, who sits at tables in every state, open, playing (Crazy
-Eights, Crazy 8 with twos that stack, Dodo) and finished, beside a table she
-does not sit at. Path parameters name those tables most of the time; a move's
+Eights, Crazy 8 with twos that stack, Dodo) and finished (rated, so that she
+and bob have ratings), beside a table she does not sit at. Path parameters
+name those tables, and those players, most of the time; a move's
 ``version`` is often the table's real one and its sender the seat that owes
 an action, so that the action reaches the rules engine.
 
@@ -75,7 +76,7 @@ class Room:
         self.alice = alice
         self.keys = {user.pk: TokenFactory(user=user).key for user in (alice, bob, carol)}
         twos = {"twos_draw_two": True, "twos_stack": True, "last_card": True}
-        finished = started_table(alice, bob, seed=b"fuzz-finished")
+        finished = started_table(alice, bob, seed=b"fuzz-finished", rated=True)
         tables = [
             open_table(alice, seats=3),  # open, alice seated
             open_table(bob, seats=2, game="dodo"),  # open, alice may join
@@ -85,8 +86,15 @@ class Room:
             started_table(bob, carol, seed=b"fuzz-watched"),  # playing, alice not seated
             finished,
         ]
+        (first,) = finished.to_act  # one move, so that the table is rated
+        action = services.load_state(finished).legal_actions(first)[0]
+        mover = alice if first == 0 else bob
+        services.move_apply(
+            table_id=finished.pk, user=mover, version=finished.version, action=action
+        )
         services.table_resign(table_id=finished.pk, user=bob)
         self.table_ids = [table.pk for table in tables]
+        self.names = ["alice", "BOB", "carol"]
         self.calls = 0
 
     def headers(self, user_id: int) -> dict[str, str]:
@@ -107,6 +115,11 @@ class Room:
         engine sees it nearly right.
         """
         path = case.path_parameters or {}
+        if isinstance(path.get("name"), str):
+            # Most generated names are nobody's: two in three name a player.
+            self.calls += 1
+            if self.calls % 3:
+                path["name"] = self.names[self.calls % len(self.names)]
         table_id = path.get("table_id")
         if isinstance(table_id, str) and table_id.isdigit() and len(table_id) < 10:
             table_id = int(table_id)

@@ -1,4 +1,5 @@
-"""The caller's own account: who they are and which mail they get."""
+"""The caller's own account: who they are, which mail they get, and whether they are on the
+leaderboards."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from accounts.models import MailPreferences
+from accounts.models import MailPreferences, Profile
 from tests.factories import assert_error, body, client_for, make_users
 
 ME = "/api/accounts/me/"
@@ -21,7 +22,9 @@ def alice() -> Any:
     return alice
 
 
-def test_me_shows_the_account_with_every_mail_on_by_default(alice: Any) -> None:
+def test_me_shows_the_account_with_every_mail_on_and_on_the_leaderboards_by_default(
+    alice: Any,
+) -> None:
     response = client_for(alice).get(ME)
 
     assert response.status_code == 200, response.content
@@ -30,7 +33,24 @@ def test_me_shows_the_account_with_every_mail_on_by_default(alice: Any) -> None:
         "email": "alice@example.com",
         "email_verified": True,
         "mail": EVERYTHING_ON,
+        "on_leaderboards": True,
     }
+    assert not Profile.objects.exists()
+
+
+def test_a_player_can_stay_off_the_leaderboards_and_come_back(alice: Any) -> None:
+    client = client_for(alice)
+
+    response = client.patch(ME, {"on_leaderboards": False}, format="json")
+
+    assert response.status_code == 200, response.content
+    assert body(response)["on_leaderboards"] is False
+    assert body(response)["mail"] == EVERYTHING_ON
+    assert body(client.get(ME))["on_leaderboards"] is False
+    assert Profile.objects.get(user=alice).on_leaderboards is False
+    both = client.patch(ME, {"on_leaderboards": True, "mail": {"reminder": False}}, format="json")
+    assert body(both)["on_leaderboards"] is True
+    assert body(both)["mail"] == {**EVERYTHING_ON, "reminder": False}
 
 
 def test_patching_one_kind_of_mail_leaves_the_others_as_they_were(alice: Any) -> None:
@@ -58,6 +78,10 @@ def test_patching_one_kind_of_mail_leaves_the_others_as_they_were(alice: Any) ->
         {"mail": ["reminder"]},
         {"mail": False},
         {"mail": {"reminder": False}, "email": "mallory@example.com"},
+        {"on_leaderboards": "no"},
+        {"on_leaderboards": 0},
+        {"on_leaderboards": None},
+        {"on_leaderboards": False, "mail": {"sms": False}},
         {},
         [],
     ],
@@ -71,6 +95,10 @@ def test_patching_one_kind_of_mail_leaves_the_others_as_they_were(alice: Any) ->
         "a list",
         "not an object",
         "another field",
+        "leaderboards a word",
+        "leaderboards zero",
+        "leaderboards null",
+        "leaderboards with an unknown kind of mail",
         "nothing",
         "a list body",
     ],
@@ -85,7 +113,9 @@ def test_anything_but_true_or_false_is_refused_and_changes_nothing(alice: Any, d
         "email": "alice@example.com",
         "email_verified": True,
         "mail": EVERYTHING_ON,
+        "on_leaderboards": True,
     }
+    assert not Profile.objects.exists()
 
 
 def test_a_body_that_is_not_json_is_refused(alice: Any) -> None:
