@@ -20,6 +20,13 @@ played.
   blurred by the luck of the deal: only the action differs.
 * Successive halving: the budget is shared out in rounds; after each, the
   better half of the candidates still in the running meets the next worlds.
+* At three seats or more (``Budget.at``) a deal is judged by the match's
+  standing after it (the lead over the best of the others, the match won)
+  rather than by its scores against the others' average, and the rules of
+  thumb's first choice meets every world and is played unless another candidate
+  beats it there clearly (by ``MORE_SEATS_CONFIDENCE`` standard errors): the
+  budget buys few worlds at four seats, and a choice made on their noise was
+  worse than the advice (``docs/bots.md``).
 * The budget is a count of actions played out in the worlds, never a time, so
   that the same bytes give the same choice on any machine; it is set by game
   (``BUDGETS``), a share of it at three seats or more (``Budget.more_seats``),
