@@ -23,7 +23,9 @@ def test_at_two_seats_the_budget_is_as_given() -> None:
     assert not budget.standing and budget.confidence == 0
 
 
-def test_at_more_seats_the_budget_takes_its_share_judges_the_standing_and_wants_confidence() -> None:
+def test_at_more_seats_the_budget_takes_its_share_judges_the_standing_and_wants_confidence() -> (
+    None
+):
     at_four = search.Budget(actions=1000, more_seats=0.5).at(4)
     assert at_four.actions == 500
     assert at_four.standing
