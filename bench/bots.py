@@ -13,9 +13,10 @@ level won (first place; a first place shared by ``k`` seats counts ``1/k``)
 with its Wilson 95 % interval, the fair share (one in the number of seats), and
 each level's decision time, p50 and p99 over the decisions with a choice (more
 than one legal action; a forced action takes no thought), timed around
-``games.bots.choose`` alone. Matches are spread over ``--jobs`` processes
-(default: one per core); times are wall-clock in each process, so they are
-only as steady as the machine is quiet. ``--scale F`` plays ``TABLES``' counts
+``games.bots.choose`` alone, on the wall clock and in the process's CPU time.
+Matches are spread over ``--jobs`` processes (default: one per core); the
+wall-clock times are only as steady as the machine is quiet, and the CPU times
+are what a decision costs when it has a core to itself. ``--scale F`` plays ``TABLES``' counts
 times F (``--scale 0.35``: 70 matches a pairing at two seats, 21 at four), and
 the last line gives the whole run's time. ``--first N`` numbers the matches
 from N, so that a run adds matches to an earlier one (the same seeds never twice).
@@ -106,11 +107,12 @@ def play(
     def decide(seat: int) -> Any:
         seen = seen_from(state, seat, events)
         data = hashlib.sha256(seed + bytes([seat]) + actions.to_bytes(4, "big")).digest()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         action = choose(seen, levels[seat], data)
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         if seen.owes and len(seen.legal) > 1:
             times.setdefault(levels[seat], []).append(elapsed)
+            times.setdefault(f"{levels[seat]} cpu", []).append(cpu)
         if action is not None and action not in seen.legal:
             faults.append(f"{levels[seat]} chose {action}, not legal")
         if action is None and seen.owes:
@@ -194,11 +196,13 @@ def bench_pairing(
     )
     for level in (first, second):
         times = [t for match in played for t in match.times.get(level, [])]
+        cpu = [t for match in played for t in match.times.get(f"{level} cpu", [])]
         if times:
             print(
                 f"    {level:6} decisions with a choice: {len(times)}, p50 "
                 f"{milliseconds(percentile(times, 0.5))}, p99 {milliseconds(percentile(times, 0.99))}, "
-                f"max {milliseconds(max(times))}",
+                f"max {milliseconds(max(times))}; CPU time p50 {milliseconds(percentile(cpu, 0.5))}, "
+                f"p99 {milliseconds(percentile(cpu, 0.99))}",
                 flush=True,
             )
     for fault in faults[:5]:
