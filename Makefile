@@ -55,6 +55,7 @@ bench: install
 	$(BIN)/python bench/verify.py
 	$(BIN)/python bench/deadlines.py
 	$(BIN)/python bench/broker.py
+	$(BIN)/python bench/ratings.py
 
 check-replays: install
 	$(BIN)/python manage.py check_replays

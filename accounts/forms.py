@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.views.decorators.debug import sensitive_variables
 
-from accounts.models import MailPreferences
+from accounts.models import MailPreferences, Profile
 from accounts.names import USERNAME_RULE, is_valid_username, normalize_email, normalize_username
 from accounts.password_reset import password_reset_request
 from accounts.services import BadCredentials, account_authenticate, token_revoke
@@ -129,9 +129,15 @@ class LoginForm(AuthenticationForm):
         return self.cleaned_data
 
 
-class MailPreferencesForm(forms.ModelForm):
-    label_suffix = ""  # each label follows its checkbox
+class CheckboxesForm(forms.ModelForm):
+    """A form of checkboxes, each label after its box: no colon after the label."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+
+class MailPreferencesForm(CheckboxesForm):
     class Meta:
         model = MailPreferences
         fields = MailPreferences.KINDS
@@ -139,6 +145,19 @@ class MailPreferencesForm(forms.ModelForm):
             "your_turn": "Your turn: a table is waiting on me",
             "reminder": "Reminder: a deadline of mine is near",
             "game_over": "Game over: a game of mine has ended or a table was called off",
+        }
+
+
+class LeaderboardsForm(CheckboxesForm):
+    """Whether the leaderboards list the player; saved by ``accounts.services.profile_update``."""
+
+    class Meta:
+        model = Profile
+        fields = ["on_leaderboards"]
+        labels = {"on_leaderboards": "List me on the leaderboards"}
+        help_texts = {
+            "on_leaderboards": "Off, your rated games still count and your page still shows your"
+            " ratings, without a rank."
         }
 
 

@@ -34,6 +34,7 @@ from redis.exceptions import RedisError
 from rest_framework.authtoken.models import Token
 
 from accounts.forms import (
+    LeaderboardsForm,
     LoginForm,
     MailPreferencesForm,
     PasswordChangeForm,
@@ -41,13 +42,14 @@ from accounts.forms import (
     ResetRequestForm,
     SignupForm,
 )
-from accounts.models import MailPreferences, email_verified
+from accounts.models import MailPreferences, Profile, email_verified
 from accounts.services import (
     EmailTaken,
     UsernameTaken,
     WrongPassword,
     account_register,
     password_change,
+    profile_update,
     token_revoke,
 )
 from accounts.verification import AlreadyVerified, verification_resend
@@ -239,6 +241,7 @@ def settings_response(
     request: HttpRequest,
     *,
     mail_form: MailPreferencesForm | None = None,
+    leaderboards_form: LeaderboardsForm | None = None,
     password_form: PasswordChangeForm | None = None,
     shown_token: str | None = None,
 ) -> HttpResponse:
@@ -248,10 +251,15 @@ def settings_response(
         # Read without writing: a player without a row gets every kind of mail.
         preferences = MailPreferences.objects.filter(user=user).first() or MailPreferences()
         mail_form = MailPreferencesForm(instance=preferences)
+    if leaderboards_form is None:
+        # Read without writing, as the mail: a player without a row is on the leaderboards.
+        profile = Profile.objects.filter(user=user).first() or Profile()
+        leaderboards_form = LeaderboardsForm(instance=profile)
     token = Token.objects.filter(user=user).values("created").first()
     context = {
         "email_verified": email_verified(user),
         "mail_form": mail_form,
+        "leaderboards_form": leaderboards_form,
         "password_form": password_form or PasswordChangeForm(user),
         "token_created": token["created"] if token else None,
         "shown_token": shown_token,
@@ -286,6 +294,26 @@ def settings_mail(request: HttpRequest) -> HttpResponse:
         return settings_response(request, mail_form=form)
     form.save()
     messages.success(request, "Your mail settings are saved.")
+    return redirect("settings")
+
+
+@post_only
+def settings_leaderboards(request: HttpRequest) -> HttpResponse:
+    """Whether the leaderboards list me, through the API's own service (``PATCH
+    /api/accounts/me/`` with ``on_leaderboards``)."""
+    form = LeaderboardsForm(request.POST)
+    if not form.is_valid():
+        return settings_response(request, leaderboards_form=form)
+    listed = form.cleaned_data["on_leaderboards"]
+    profile_update(user=request.user, on_leaderboards=listed)
+    if listed:
+        messages.success(request, "The leaderboards list you once your ratings qualify.")
+    else:
+        messages.success(
+            request,
+            "The leaderboards leave you off: your games are still rated, and your page shows"
+            " your ratings without a rank.",
+        )
     return redirect("settings")
 
 

@@ -1,4 +1,4 @@
-"""Accounts: registering, tokens, logging out and changing the password.
+"""Accounts: registering, tokens, logging out, changing the password, and the public profile.
 
 Names and addresses are normalised first (:mod:`accounts.names`); the checks
 here give the friendly answer, the database's unique indexes the final one,
@@ -13,6 +13,7 @@ from django.contrib.auth import authenticate, get_user_model
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
+from accounts.models import Profile
 from accounts.names import (
     EMAIL_INDEX,
     normalize_email,
@@ -119,3 +120,13 @@ def password_change(*, user: Any, old_password: str, new_password: str, address:
     user.save(update_fields=["password"])
     Token.objects.filter(user=user).delete()
     return Token.objects.create(user=user)
+
+
+def profile_update(*, user: Any, on_leaderboards: bool) -> Profile:
+    """Whether the leaderboards list ``user`` (``PATCH /api/accounts/me/`` and the settings
+    page). Off them, the player is still rated, and their own page shows it without a rank."""
+    profile = Profile.for_user(user)
+    profile.on_leaderboards = on_leaderboards
+    profile.save(update_fields=["on_leaderboards"])
+    user.profile = profile
+    return profile

@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import MailPreferences, Profile, email_verified, on_leaderboards
+from accounts.models import MailPreferences, email_verified, on_leaderboards
 from accounts.serializers import (
     AccountSerializer,
     MeSerializer,
@@ -25,7 +25,13 @@ from accounts.serializers import (
     VerifiedSerializer,
     VerifyEmailSerializer,
 )
-from accounts.services import account_register, password_change, token_for, token_revoke
+from accounts.services import (
+    account_register,
+    password_change,
+    profile_update,
+    token_for,
+    token_revoke,
+)
 from accounts.verification import ResendTooSoon, email_verify, user_for_token, verification_resend
 from config.errors import ServiceError
 from config.throttling import AddressRateThrottle, TooManyRequests, client_address
@@ -163,10 +169,9 @@ class MeView(APIView):
         if changes:
             preferences.save(update_fields=list(changes))
         if "on_leaderboards" in serializer.validated_data:
-            profile = Profile.for_user(request.user)
-            profile.on_leaderboards = serializer.validated_data["on_leaderboards"]
-            profile.save(update_fields=["on_leaderboards"])
-            request.user.profile = profile
+            profile_update(
+                user=request.user, on_leaderboards=serializer.validated_data["on_leaderboards"]
+            )
         return self._answer(request, preferences)
 
 

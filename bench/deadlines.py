@@ -1,6 +1,7 @@
 """Deadlines at scale: the sweep's query cost and how late timeouts land.
 
     python bench/deadlines.py [--tables 10000] [--expiring 1000] [--spread 10] [--interval 1.0]
+    python bench/deadlines.py --celery [--workers 1,2] [--tables 10000] [--spread 10]
 
 Runs against PostgreSQL (``DATABASE_URL``, default
 ``postgres://postgres@127.0.0.1:5432/fairdeal_bench``; the database is created
@@ -17,6 +18,23 @@ it, all playing, their deadlines a day away.
 
 Work the services hand to Celery after a commit (mail) goes to an in-process
 ``memory://`` broker that nobody consumes, so only the sweep itself is timed.
+
+``--celery`` instead runs the production shape: for each count in
+``--workers``, that many ``celery -A config worker --concurrency 1`` processes
+and one ``celery -A config beat``, started as subprocesses with
+``FAIRDEAL_ENV=production`` on Redis (``--redis``, database 7 by default,
+emptied before and after) and the production defaults for the sweep (its
+interval, batch and fan-out; nothing is overridden). The workers also drain
+the outbox (the game-over mail of every table, to a folder) as they would in
+production. Two runs per count, each on ``--tables`` fresh tables:
+
+(c) the deadlines spread over ``--spread`` seconds, starting two seconds
+    after the workers are ready: lateness (finished_at - deadline) p50/p99/max;
+(d) a burst: all of them late at once; tables/s from the first to the last
+    ``finished_at``.
+
+``--tree`` starts the workers from another copy of the code (the same
+database, which must be migrated alike), to measure a version before a change.
 """
 
 from __future__ import annotations
@@ -26,6 +44,7 @@ import os
 import statistics
 import sys
 import time
+from collections import Counter
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -47,7 +66,7 @@ FAR = timedelta(days=1)
 
 
 def setup() -> None:
-    fresh_database("bench/deadlines.py", "games_table")
+    fresh_database("bench/deadlines.py", "games_table", "games_outboxitem")
 
 
 # -- building the tables --------------------------------------------------------------
@@ -289,6 +308,226 @@ def burst(ids: list[int], owing: int) -> tuple[int, float]:
     return len(ended), took
 
 
+# -- (c), (d) real workers and beat -------------------------------------------------------
+
+
+def production_env(redis_url: str, mail_dir: Path) -> dict[str, str]:
+    """What ``FAIRDEAL_ENV=production`` needs, and nothing about the sweep: its defaults hold."""
+    import secrets
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = (
+        Ed25519PrivateKey.generate()
+        .private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        .decode()
+    )
+    env = {name: os.environ[name] for name in ("PATH", "HOME", "LANG") if name in os.environ}
+    return {
+        **env,
+        "PYTHONUNBUFFERED": "1",
+        "FAIRDEAL_ENV": "production",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "DATABASE_URL": os.environ["DATABASE_URL"],
+        "ALLOWED_HOSTS": "fairdeal.test",
+        "CELERY_BROKER_URL": redis_url,
+        "CACHE_URL": redis_url,
+        "FAIRDEAL_SIGNING_KEY": key,
+        "FAIRDEAL_BASE_URL": "https://fairdeal.test",
+        "DEFAULT_FROM_EMAIL": "Fairdeal <fairdeal@fairdeal.test>",
+        "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+        "EMAIL_FILE_PATH": str(mail_dir),
+    }
+
+
+class Workers:
+    """``count`` workers of one process each and one beat, started from ``tree``; stopped after."""
+
+    def __init__(self, count: int, tree: Path, env: dict[str, str], logs: Path) -> None:
+        import subprocess
+
+        self.processes: list[Any] = []
+        self.logs: list[Path] = []
+        celery = [sys.executable, "-m", "celery", "-A", "config"]
+        commands = [
+            [*celery, "worker", "--loglevel=INFO", "--concurrency", "1", "-n", f"bench{n}@%h"]
+            for n in range(count)
+        ]
+        commands.append([*celery, "beat", "--loglevel=INFO"])
+        for n, command in enumerate(commands):
+            log = logs / f"{'beat' if n == count else f'worker{n}'}.log"
+            self.logs.append(log)
+            with log.open("wb") as output:
+                self.processes.append(
+                    subprocess.Popen(
+                        command, cwd=tree, env=env, stdout=output, stderr=subprocess.STDOUT
+                    )
+                )
+        give_up = time.monotonic() + 60
+        for log in self.logs[:count]:
+            while " ready." not in (log.read_text(errors="replace") if log.exists() else ""):
+                self.check()
+                if time.monotonic() > give_up:
+                    raise SystemExit(f"a worker was not ready after 60 s: see {log}")
+                time.sleep(0.2)
+
+    def check(self) -> None:
+        for process, log in zip(self.processes, self.logs, strict=True):
+            if process.poll() is not None:
+                raise SystemExit(f"{log.stem} exited with {process.returncode}: see {log}")
+
+    def stop(self) -> None:
+        import subprocess
+
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=20)
+
+
+def wait_ended(ids: list[int], workers: Workers, timeout: float) -> None:
+    from games.models import Table
+
+    low, high = min(ids), max(ids)
+    playing = Table.objects.filter(pk__gte=low, pk__lte=high, status=Table.Status.PLAYING)
+    give_up = time.monotonic() + timeout
+    while playing.exists():
+        workers.check()
+        if time.monotonic() > give_up:
+            raise SystemExit(f"{playing.count()} tables never ended; the sweep is stuck")
+        time.sleep(0.2)
+
+
+def judged(ids: list[int], planned: dict[int, datetime]) -> dict[str, Any]:
+    """Lateness and rate of ``ids``, all ended; every one ended once, by timeout."""
+    from django.db.models import Count
+
+    from games.models import Move, Table
+
+    rows = list(Table.objects.filter(pk__in=ids).values_list("pk", "finished_at", "end_reason"))
+    reasons = {reason for _, _, reason in rows}
+    forfeits = Counter(
+        dict(
+            Move.objects.filter(table_id__in=ids, kind=Move.Kind.FORFEIT)
+            .values_list("table_id")
+            .annotate(n=Count("id"))
+            .values_list("table_id", "n")
+        )
+    )
+    if set(forfeits) != set(ids) or set(forfeits.values()) != {1}:
+        raise SystemExit("a table did not end by exactly one forfeit")
+    late = sorted((finished - planned[pk]).total_seconds() for pk, finished, _ in rows)
+    ends = sorted(finished for _, finished, _ in rows)
+    return {
+        "tables": len(ids),
+        "reasons": reasons,
+        "early": sum(1 for s in late if s < 0),
+        "p50": late[len(late) // 2],
+        "p99": late[min(len(late) - 1, int(len(late) * 0.99))],
+        "max": late[-1],
+        "rate": len(ids) / (ends[-1] - ends[0]).total_seconds() if len(ids) > 1 else 0.0,
+    }
+
+
+def celery_run(
+    template: Any, owing: int, count: int, tables: int, spread: float, tree: Path, env: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    import tempfile
+
+    from django.utils import timezone
+
+    spread_ids = clone(template, tables, timezone.now())
+    burst_ids = clone(template, tables, timezone.now())
+    analyze()
+    with tempfile.TemporaryDirectory(prefix="fairdeal-bench-") as scratch:
+        logs = Path(scratch)
+        (logs / "mail").mkdir()
+        workers = Workers(count, tree, {**env, "EMAIL_FILE_PATH": str(logs / "mail")}, logs)
+        try:
+            # (c) spread over the next ``spread`` seconds, from two seconds on
+            start = timezone.now() + timedelta(seconds=2)
+            dues = [start + timedelta(seconds=spread * i / tables) for i in range(tables)]
+            set_deadlines(spread_ids, dues, owing)
+            wait_ended(spread_ids, workers, timeout=spread + 300)
+            spread_result = judged(spread_ids, dict(zip(spread_ids, dues, strict=True)))
+            # (d) the burst: all late at once
+            past = timezone.now() - timedelta(seconds=1)
+            set_deadlines(burst_ids, [past] * tables, owing)
+            wait_ended(burst_ids, workers, timeout=300)
+            burst_result = judged(burst_ids, dict.fromkeys(burst_ids, past))
+        except BaseException:
+            for log in workers.logs:
+                tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
+                print(f"--- {log.name} ---\n{tail}")
+            raise
+        finally:
+            workers.stop()
+    return spread_result, burst_result
+
+
+def celery_main(args: argparse.Namespace) -> None:
+    import redis
+
+    began = time.perf_counter()
+    setup()
+    from django.conf import settings
+    from django.utils import timezone
+
+    from games import services
+
+    template = template_table()
+    (owing,) = template.to_act
+    set_deadlines([template.pk], [timezone.now() + FAR], owing)
+    broker = redis.Redis.from_url(args.redis)
+    tree = Path(args.tree).resolve() if args.tree else ROOT
+    fanout = getattr(settings, "FAIRDEAL_SWEEP_FANOUT", None)
+    print(
+        f"\nDeadlines bench on real workers: {args.tables} tables a run, from {tree}; "
+        f"beat every {settings.FAIRDEAL_SWEEP_SECONDS:g} s (the production default), "
+        f"batch {services.SWEEP_BATCH}, fan-out {fanout or 'none'}"
+    )
+    failed = False
+    for count in args.workers:
+        broker.flushdb()
+        try:
+            spread, burst_ = celery_run(
+                template,
+                owing,
+                count,
+                args.tables,
+                args.spread,
+                tree,
+                production_env(args.redis, ROOT),
+            )
+        finally:
+            broker.flushdb()
+        failed |= bool(spread["early"] or burst_["early"])
+        failed |= spread["reasons"] != {"timeout"} or burst_["reasons"] != {"timeout"}
+        print(f"\n  {count} worker process{'es' if count > 1 else ''} and a beat:")
+        print(
+            f"  (c) {args.tables} deadlines over {args.spread:g} s: finished_at - deadline "
+            f"p50 {spread['p50']:.3f} s, p99 {spread['p99']:.3f} s, max {spread['max']:.3f} s "
+            f"(early: {spread['early']}); {spread['rate']:.0f} tables/s first to last end"
+        )
+        print(
+            f"  (d) {args.tables} late at once: {burst_['rate']:.0f} tables/s "
+            f"(first to last end); lateness p50 {burst_['p50']:.3f} s, "
+            f"p99 {burst_['p99']:.3f} s, max {burst_['max']:.3f} s"
+        )
+    print(f"\ntotal {time.perf_counter() - began:.1f} s")
+    if failed:
+        sys.exit(1)
+
+
 # -- main ----------------------------------------------------------------------------------
 
 
@@ -312,7 +551,19 @@ def main() -> None:
     parser.add_argument("--expiring", type=int, default=1_000, help="tables timed out in (b)")
     parser.add_argument("--spread", type=float, default=10.0, help="seconds the deadlines span")
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between sweeps")
+    parser.add_argument("--celery", action="store_true", help="real workers and beat on Redis")
+    parser.add_argument(
+        "--workers",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=[1, 2],
+        help="worker process counts to run with --celery, e.g. 1,2",
+    )
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/7", help="broker for --celery")
+    parser.add_argument("--tree", help="start the workers from this copy of the code")
     args = parser.parse_args()
+    if args.celery:
+        celery_main(args)
+        return
     if args.expiring * 2 > args.tables or args.tables < 1000:
         parser.error("need --tables >= 1000 and at least twice --expiring")
 

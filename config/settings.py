@@ -346,8 +346,12 @@ FAIRDEAL_LEADERBOARD_ACTIVE_DAYS = env.int("FAIRDEAL_LEADERBOARD_ACTIVE_DAYS", d
 # tables together, one of whom finished ahead of the other at this share of them or more.
 FAIRDEAL_RATING_PAIR_MIN_TABLES = env.int("FAIRDEAL_RATING_PAIR_MIN_TABLES", default=10)
 FAIRDEAL_RATING_PAIR_SHARE = env.float("FAIRDEAL_RATING_PAIR_SHARE", default=0.9)
-# How often Celery beat sweeps for passed deadlines, in seconds.
-FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=5.0)
+# How often Celery beat sweeps for passed deadlines, in seconds: while the sweeps keep up,
+# a timeout lands within about this long of its deadline (docs/deadlines.md).
+FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=1.0)
+# How many sweeps beat's one may become when many tables are late: itself and helpers on
+# other workers, each settling other batches (games.tasks.sweep_deadlines).
+FAIRDEAL_SWEEP_FANOUT = env.int("FAIRDEAL_SWEEP_FANOUT", default=4)
 # How often an open table page asks whether the table has moved (ms): docs/pages.md.
 FAIRDEAL_POLL_MS = env.int("FAIRDEAL_POLL_MS", default=2000)
 # The health endpoint reports beat dead or silent when the last completed sweep is

@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/", include("leaderboard.urls")),
     path("", include("fairplay.page_urls")),
     path("", include("games.page_urls")),
+    path("", include("leaderboard.page_urls")),
     path("accounts/", include("accounts.page_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's init script at its own URL (?script=), not inline,

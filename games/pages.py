@@ -24,6 +24,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from django.views.generic import TemplateView
 from redis.exceptions import RedisError
 
+from accounts.names import is_valid_username
 from config.errors import ServiceError
 from fairplay.models import Contribution
 from games import selectors, services
@@ -64,6 +65,13 @@ class HomeView(TemplateView):
 def game_name(game: str) -> str:
     ruleset = RULESETS.get(game)
     return ruleset.name if ruleset else game
+
+
+def player_url(name: str | None) -> str | None:
+    """The public page of the player called ``name``; None for a bot ("bot 1") or a free seat."""
+    if not name or not is_valid_username(name):
+        return None
+    return reverse("player-page", args=[name])
 
 
 def options_in_words(game: str, options: dict[str, Any]) -> list[dict[str, str]]:
@@ -130,10 +138,13 @@ def _lobby_row(summary: dict[str, Any]) -> dict[str, Any]:
         "seat_count": summary["seat_count"],
         "taken": summary["seat_count"] - summary["free_seats"],
         "players": [name for name in summary["players"] if name] + _bot_words(summary),
+        "people": [{"name": name, "url": player_url(name)} for name in summary["players"] if name],
+        "bots": _bot_words(summary),
         "deadline_words": deadline_words(summary["deadline_seconds"]),
         "options": options_in_words(summary["game"], summary["options"]),
         "rated": summary["rated"],
         "created_by": summary["created_by"],
+        "created_by_url": player_url(summary["created_by"]),
         "created_at": _when(summary["created_at"]),
     }
 

@@ -41,7 +41,7 @@ from fairplay.services import seed_for
 from games import selectors, services
 from games.forms import deadline_words
 from games.models import Move, Table
-from games.pages import options_in_words
+from games.pages import options_in_words, player_url
 from games.rules import Event, RulesError, Ruleset, find_ruleset
 from games.rules.replay import Act, Forfeit, Step, replay
 from games.rules.words import SUIT_NAMES
@@ -291,6 +291,7 @@ def _seat_rows(
         {
             **seat,
             "name": names(seat["seat"]) if (seat["player"] or seat["bot"]) else None,
+            "url": None if seat["bot"] else player_url(seat["player"]),
             "you": seat["seat"] == you,
             "to_act": seat["seat"] in to_act,
             "dealer": board.get("dealer") == seat["seat"],
@@ -329,11 +330,13 @@ def _score_sheet(
     return {"seats": [names(n) for n in range(seats)], "rows": rows}
 
 
-def _placings(result: Mapping[str, Any] | None, names: Callable[[int], str]) -> list[dict]:
+def _placings(
+    result: Mapping[str, Any] | None, names: Callable[[int], str], urls: Mapping[int, str | None]
+) -> list[dict]:
     if not result:
         return []
     rows = [
-        {"seat": seat, "name": names(seat), "place": place, "total": total}
+        {"seat": seat, "name": names(seat), "url": urls.get(seat), "place": place, "total": total}
         for seat, (place, total) in enumerate(zip(result["places"], result["totals"], strict=True))
     ]
     return sorted(rows, key=lambda row: (row["place"], row["seat"]))
@@ -411,7 +414,15 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
             for entry in reversed(view["recent"])
         ],
         "finished": finished,
-        "placings": _placings(result, names) if finished else [],
+        "placings": (
+            _placings(
+                result,
+                names,
+                {s.number: player_url(s.user.username) for s in seats if s.user_id is not None},
+            )
+            if finished
+            else []
+        ),
         "ending": (ruleset.game_over_text(result, names) if finished and result else None),
         "score_sheet": _score_sheet(board, table.seat_count, names),
         "can_resign": you is not None and view["status"] == Table.Status.PLAYING,

@@ -8,14 +8,35 @@ backlog of other tasks therefore never holds a sweep back (see
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
+from django.conf import settings
 
 from games import notifications, outbox, services
 
+logger = logging.getLogger(__name__)
+
 
 @shared_task(name="games.sweep_deadlines", ignore_result=True)
-def sweep_deadlines() -> int:
-    """End every table whose deadline has passed. Safe to run twice at once, or late."""
+def sweep_deadlines(fan_out: bool = True) -> int:
+    """End every table whose deadline has passed. Safe to run any number at once, or late.
+
+    Beat's sweep fans out when more than a batch is late: it sends up to
+    ``FAIRDEAL_SWEEP_FANOUT - 1`` helpers (one per further batch late), which
+    sweep beside it on whichever workers are free and never fan out
+    themselves; so a tick sends at most that many tasks, and none when little
+    is late. The sweep itself still ends everything late, helpers or not (a
+    broker that cannot take them only slows it down).
+    """
+    if fan_out:
+        helpers = services.sweep_lanes(most=settings.FAIRDEAL_SWEEP_FANOUT) - 1
+        for _ in range(helpers):
+            try:
+                sweep_deadlines.apply_async(kwargs={"fan_out": False})
+            except Exception:  # the broker is down: this sweep ends them all alone
+                logger.warning("could not send a helper sweep; sweeping alone", exc_info=True)
+                break
     return len(services.sweep_deadlines())
 
 
@@ -33,8 +54,12 @@ def send_reminders() -> int:
 
 @shared_task(name="games.drain_outbox", ignore_result=True)
 def drain_outbox() -> int:
-    """Do the work committed writes left in the outbox (mail...); safe in any number at once."""
-    return outbox.drain()
+    """Do the work committed writes left in the outbox (mail...); safe in any number at once.
+
+    A sweep interval's worth at a time, then the rest in another task: a long
+    backlog of mail on one worker never keeps beat's sweep waiting behind it.
+    """
+    return outbox.drain(seconds=settings.FAIRDEAL_SWEEP_SECONDS)
 
 
 @shared_task(name="games.purge_outbox", ignore_result=True)

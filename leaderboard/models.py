@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q, Value
 
 from games.models import Table
 from leaderboard import skill
@@ -32,6 +32,14 @@ class Rating(models.Model):
     sigma = models.FloatField(default=skill.SIGMA)
     games = models.PositiveIntegerField(default=0)
     last_played_at = models.DateTimeField(null=True, blank=True)
+    # mu - 3 sigma as stored, kept by the database. Time away only widens sigma, so the
+    # rating shown now is never above it: the leaderboard walks this index, best first,
+    # and widens only the rows that can still be on the page (leaderboard/selectors.py).
+    conservative = models.GeneratedField(
+        expression=F("mu") - Value(skill.Z) * F("sigma"),
+        output_field=models.FloatField(),
+        db_persist=True,
+    )
 
     class Meta:
         ordering = ["game", "player"]
@@ -42,6 +50,8 @@ class Rating(models.Model):
         indexes = [
             # The leaderboard: a game's players who played lately.
             models.Index(fields=["game", "last_played_at"], name="rating_game_recent"),
+            # The leaderboard's order, best first, and a player's rank: those above them.
+            models.Index(fields=["game", "-conservative"], name="rating_game_conservative"),
         ]
 
     def __str__(self) -> str:

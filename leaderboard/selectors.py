@@ -2,36 +2,41 @@
 
 A stored rating is as of its player's last rated table. What is shown and
 ranked is its sigma widened for the time since (:func:`leaderboard.skill.widened`),
-computed by the database for the ranking, so that a page costs the same few
-queries however many players there are.
+computed by the database, so that a page costs the same few queries however
+many players there are. Time away only lowers a rating, so the stored
+``mu - 3 sigma`` (``Rating.conservative``, indexed) bounds the rating shown
+from above: a page is found along that index, and only the rows that can be
+on it are widened and sorted (:func:`_can_reach`), not the whole leaderboard.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import (
+    BooleanField,
     Case,
     Count,
     Expression,
+    ExpressionWrapper,
     F,
     FloatField,
     Func,
-    Max,
     Prefetch,
     Q,
     QuerySet,
+    Subquery,
     Value,
     When,
     Window,
 )
-from django.db.models.functions import Cast, Coalesce, Extract, Greatest, Least, RowNumber, Sqrt
+from django.db.models.functions import Coalesce, Greatest, Least, RowNumber, Sqrt
 from django.urls import reverse
 from django.utils import timezone
 
@@ -75,12 +80,17 @@ def _days_since_played(now: datetime) -> Expression:
         julian = now.timestamp() / 86400.0 + 2440587.5
         played = Func(F("last_played_at"), function="julianday", output_field=FloatField())
         return Value(julian) - played
-    played = Cast(Extract("last_played_at", "epoch", tzinfo=UTC), FloatField())
+    # date_part gives the epoch as a double; EXTRACT's numeric is several times slower,
+    # and this is computed for every listed row when the leaderboard counts them.
+    played = Func(
+        Value("epoch"), F("last_played_at"), function="date_part", output_field=FloatField()
+    )
     return (Value(now.timestamp()) - played) / Value(86400.0)
 
 
 def with_standing(ratings: QuerySet[Rating], now: datetime) -> QuerySet[Rating]:
-    """``ratings`` with ``shown_sigma`` (widened to ``now``) and ``conservative`` (mu - 3 sigma)."""
+    """``ratings`` with ``shown_sigma`` (widened to ``now``) and ``conservative_now``
+    (mu - 3 shown_sigma: the rating shown, before its scale)."""
     days = Greatest(Coalesce(_days_since_played(now), Value(0.0)), Value(0.0))
     widened = Sqrt(
         F("sigma") * F("sigma") + Value(skill.INACTIVITY_TAU * skill.INACTIVITY_TAU) * days
@@ -91,7 +101,7 @@ def with_standing(ratings: QuerySet[Rating], now: datetime) -> QuerySet[Rating]:
         output_field=FloatField(),
     )
     return ratings.annotate(shown_sigma=shown_sigma).annotate(
-        conservative=F("mu") - Value(skill.Z) * F("shown_sigma")
+        conservative_now=F("mu") - Value(skill.Z) * F("shown_sigma")
     )
 
 
@@ -100,20 +110,60 @@ def is_provisional(games: int, sigma: float) -> bool:
     return games < settings.FAIRDEAL_RATING_MIN_GAMES or sigma >= settings.FAIRDEAL_RATING_MAX_SIGMA
 
 
-def _on_leaderboards(ratings: QuerySet[Rating], now: datetime) -> QuerySet[Rating]:
-    """Those of ``ratings`` (with standing) that a leaderboard lists: past the provisional
-    period, a rated game lately, and a player who has not asked to stay off."""
+def _listed_rating(now: datetime) -> Q:
+    """What a rating (with standing) must be for its leaderboard to list it: past the
+    provisional period, and a rated game lately."""
     recently = now - timedelta(days=settings.FAIRDEAL_LEADERBOARD_ACTIVE_DAYS)
-    return ratings.filter(
+    return Q(
         games__gte=settings.FAIRDEAL_RATING_MIN_GAMES,
         shown_sigma__lt=settings.FAIRDEAL_RATING_MAX_SIGMA,
         last_played_at__gte=recently,
-        player__is_active=True,
-    ).exclude(player__profile__on_leaderboards=False)
+    )
+
+
+def listed_player(user: Any) -> bool:
+    """What the player must be for the leaderboards to list them: an active account that
+    has not asked to stay off (the filter of :func:`_on_leaderboards`, for one user)."""
+    return bool(user.is_active) and on_leaderboards(user)
+
+
+def _on_leaderboards(ratings: QuerySet[Rating], now: datetime) -> QuerySet[Rating]:
+    """Those of ``ratings`` (with standing) that a leaderboard lists: past the provisional
+    period, a rated game lately, and a player who has not asked to stay off."""
+    return ratings.filter(_listed_rating(now), player__is_active=True).exclude(
+        player__profile__on_leaderboards=False
+    )
 
 
 # Best first; equal to the float, the surer skill, then by name.
-RANKING = (F("conservative").desc(), F("mu").desc(), F("player__username").asc())
+RANKING = (F("conservative_now").desc(), F("mu").desc(), F("player__username").asc())
+
+# The stored ``conservative`` and the database's ``conservative_now`` are two roundings of
+# mu - 3 sigma: the bound below is taken this much lower, so that no rounding can cross it.
+MARGIN = 1e-9
+
+
+class _Lowest(Subquery):
+    """The lowest value of a one-column subquery, as a scalar: ``(SELECT MIN(...) FROM (...))``."""
+
+    template = "(SELECT MIN(top.lowest) FROM (%(subquery)s) AS top(lowest))"
+    output_field = FloatField()
+
+
+def _can_reach(listed: QuerySet[Rating], places: int) -> QuerySet[Rating]:
+    """Those of ``listed`` (with standing) that can be among its first ``places`` by
+    :data:`RANKING`.
+
+    The rating shown now is never above the stored ``conservative`` (time away
+    only widens sigma). Take the first ``places`` rows by the stored value, along
+    its index, and the lowest of their ratings now, ``floor``: at least ``places``
+    rows stand at ``floor`` or above, so every row among the first ``places`` does
+    too, and its stored value is at ``floor`` or above. Only those rows, found by
+    the index, are widened and sorted: the page's, those above it, and the few
+    that time away has moved down past them, never the whole leaderboard.
+    """
+    top = listed.order_by("-conservative").values("conservative_now")[:places]
+    return listed.filter(conservative__gte=_Lowest(top) - Value(MARGIN))
 
 
 def _rating_view(rating: Rating) -> dict[str, Any]:
@@ -166,7 +216,12 @@ def leaderboard(
             f"there are {result.pages} pages of this leaderboard; page {page} is past the last"
         )
     start = (page - 1) * page_size
-    ranked = listed.select_related("player").order_by(*RANKING)[start : start + page_size]
+    # Past the middle of the board the index saves nothing: sort the whole board. So does
+    # the one-command local run's SQLite (it has no column list for a derived table).
+    reach = start + page_size
+    indexed = 2 * reach <= count and connection.vendor == "postgresql"
+    candidates = _can_reach(listed, reach) if indexed else listed
+    ranked = candidates.select_related("player").order_by(*RANKING)[start : start + page_size]
     result.rows.extend(
         {"rank": start + index + 1, "player": rating.player.username, **_rating_view(rating)}
         for index, rating in enumerate(ranked)
@@ -177,26 +232,44 @@ def leaderboard(
 # -- a player's page ------------------------------------------------------------------------
 
 
-def _ranks(user: Any, games: list[str], now: datetime) -> dict[str, int]:
-    """``user``'s rank on each leaderboard of ``games`` that lists them, in one query.
-
-    The rank is counted over the whole leaderboard, and only then are the
-    user's own rows picked: a filter on a window expression (``mine``) is
-    applied after the windows, where a plain filter on the player would be
-    applied before them and leave the user alone, first of one.
-    """
-    if not games:
-        return {}
-    ranked = (
-        _on_leaderboards(with_standing(Rating.objects.filter(game__in=games), now), now)
-        .annotate(
-            rank=Window(RowNumber(), partition_by=[F("game")], order_by=list(RANKING)),
-            mine=Window(Max("player_id"), partition_by=[F("pk")]),
-        )
-        .filter(mine=user.pk)
-        .values_list("game", "rank")
+def _with_listed(ratings: QuerySet[Rating], now: datetime) -> QuerySet[Rating]:
+    """``ratings`` with standing, and ``listed``: whether the rating itself is listed
+    (:func:`_listed_rating`; the player's part is :func:`listed_player`)."""
+    return with_standing(ratings, now).annotate(
+        listed=ExpressionWrapper(_listed_rating(now), output_field=BooleanField())
     )
-    return dict(ranked)
+
+
+def _ranks(user: Any, ratings: list[Rating], now: datetime) -> dict[str, int]:
+    """``user``'s rank on each leaderboard that lists them: 1 and those ahead, in one query.
+
+    ``ratings`` are the user's, from :func:`_with_listed`. Those ahead stand higher
+    now (or as high, with a higher mu, or the same and a name before), so their
+    stored ``conservative`` is at least the user's rating now: the index finds them,
+    and nobody below is widened.
+    """
+    mine = [rating for rating in ratings if rating.listed]
+    if not mine or not listed_player(user):
+        return {}
+    counts = []
+    for rating in mine:
+        level, mu = rating.conservative_now, rating.mu
+        ahead = (
+            Q(conservative_now__gt=level)
+            | Q(conservative_now=level, mu__gt=mu)
+            | Q(conservative_now=level, mu=mu, player__username__lt=user.username)
+        )
+        nearby = Rating.objects.filter(game=rating.game, conservative__gte=level - MARGIN)
+        counts.append(
+            _on_leaderboards(with_standing(nearby, now), now)
+            .filter(ahead)
+            .order_by()
+            .values("game")
+            .annotate(ahead=Count("pk"))
+            .values_list("game", "ahead")
+        )
+    found = dict(counts[0].union(*counts[1:], all=True))
+    return {rating.game: found.get(rating.game, 0) + 1 for rating in mine}
 
 
 def _recent_games(user: Any) -> list[dict[str, Any]]:
@@ -245,36 +318,105 @@ def _change_view(change: RatingChange) -> dict[str, int]:
     return {"before": before, "after": after, "change": after - before}
 
 
-def player_profile(name: str, *, now: datetime | None = None) -> dict[str, Any]:
-    """A player's public page: name, joined, ratings per game, recent finished games.
-
-    Found by name in any case; a name that cannot be a username is not looked up.
-    A constant handful of queries, however long the player's history.
-    """
+def find_player(name: str) -> Any:
+    """The active account called ``name``, in any case, with its profile; else
+    :class:`PlayerNotFound`. A name that cannot be a username is not looked up."""
     candidate = normalize_username(name)
     user = None
     if is_valid_username(candidate):
         user = users_named(candidate).filter(is_active=True).select_related("profile").first()
     if user is None:
         raise PlayerNotFound(f"there is no player called {name[:40]!r}")
+    return user
+
+
+def _ratings_view(user: Any, ratings: QuerySet[Rating], now: datetime) -> list[dict[str, Any]]:
+    """``user``'s ``ratings`` as a player's page shows them, by game: with ``provisional``
+    and ``rank`` (None where the leaderboard does not list them). Two queries."""
+    rows = list(_with_listed(ratings.filter(player=user, games__gt=0), now))
+    ranks = _ranks(user, rows, now)
+    return [
+        {
+            "game": rating.game,
+            **_rating_view(rating),
+            "provisional": is_provisional(rating.games, rating.shown_sigma),
+            "rank": ranks.get(rating.game),
+        }
+        for rating in sorted(rows, key=lambda r: r.game)
+    ]
+
+
+def profile_of(user: Any, *, now: datetime | None = None) -> dict[str, Any]:
+    """What :func:`player_profile` says of an account already found. Five queries."""
     now = now or timezone.now()
-    ratings = list(with_standing(Rating.objects.filter(player=user, games__gt=0), now))
-    ranks = _ranks(user, [rating.game for rating in ratings], now)
     return {
         "player": user.username,
         "joined": iso(user.date_joined),
         "on_leaderboards": on_leaderboards(user),
-        "ratings": [
-            {
-                "game": rating.game,
-                **_rating_view(rating),
-                "provisional": is_provisional(rating.games, rating.shown_sigma),
-                "rank": ranks.get(rating.game),
-            }
-            for rating in sorted(ratings, key=lambda r: r.game)
-        ],
+        "ratings": _ratings_view(user, Rating.objects.all(), now),
         "recent_games": _recent_games(user),
     }
+
+
+def player_profile(name: str, *, now: datetime | None = None) -> dict[str, Any]:
+    """A player's public page: name, joined, ratings per game, recent finished games.
+
+    Found by name in any case (:func:`find_player`). Six queries, however long the
+    player's history.
+    """
+    return profile_of(find_player(name), now=now)
+
+
+def standing_of(user: Any, game: str, *, now: datetime | None = None) -> dict[str, Any] | None:
+    """``user``'s rating of ``game`` as their page shows it (with ``provisional`` and
+    ``rank``), or None if they have no rated game of it: for the leaderboard's
+    "where you stand". Two queries, three without the profile already loaded."""
+    now = now or timezone.now()
+    found = _ratings_view(user, Rating.objects.filter(game=check_game(game)), now)
+    return found[0] if found else None
+
+
+HISTORY = 200  # rating changes a player's page draws for each game, the latest
+
+
+def rating_history(user: Any, *, limit: int | None = None) -> dict[str, list[dict[str, Any]]]:
+    """``user``'s rating changes of each game, the last ``limit`` (:data:`HISTORY`), oldest
+    first; one query.
+
+    Each: ``number`` (the player's how-manieth rated game of that game), ``table``,
+    ``finished_at``, ``place`` of ``seats``, and the rating shown ``before`` (as
+    it stood then, widened for the time away) and ``after``, and the ``change``.
+    """
+    limit = limit or HISTORY
+    order = (F("finished_at").asc(), F("table_id").asc())
+    changes = (
+        RatingChange.objects.filter(player=user)
+        .annotate(
+            number=Window(RowNumber(), partition_by=[F("game")], order_by=list(order)),
+            latest=Window(
+                RowNumber(),
+                partition_by=[F("game")],
+                order_by=[F("finished_at").desc(), F("table_id").desc()],
+            ),
+            seats=F("table__seat_count"),
+        )
+        .filter(latest__lte=limit)
+        .order_by("game", *order)
+    )
+    history: dict[str, list[dict[str, Any]]] = {}
+    for change in changes:
+        history.setdefault(change.game, []).append(
+            {
+                "number": change.number,
+                "table": change.table_id,
+                "finished_at": change.finished_at,
+                "place": change.place,
+                "seats": change.seats,
+                "deviation": skill.deviation(change.sigma_after),
+                **_change_view(change),
+            }
+        )
+    return history
 
 
 # -- the pairs report -------------------------------------------------------------------------

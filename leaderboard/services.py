@@ -29,12 +29,13 @@ incremental path keeps to the same order, so the two agree to the float:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from games import outbox
 from games.models import Move, Seat, Table
@@ -44,6 +45,7 @@ from leaderboard import skill
 from leaderboard.models import Rating, RatingChange, RatingLedger
 
 DAY = 86400.0
+WRITE_BATCH = 2000  # rows a statement when the recompute writes a game's history anew
 Key = tuple[datetime, int]  # a table's place in the order: (finished_at, id)
 
 
@@ -65,14 +67,43 @@ def rateable(tables: QuerySet[Table]) -> QuerySet[Table]:
     )
 
 
-def _with_seats(tables: QuerySet[Table]) -> QuerySet[Table]:
-    return tables.prefetch_related(Prefetch("seats", queryset=Seat.objects.order_by("number")))
+@dataclass(frozen=True)
+class Finished:
+    """A rated table as the ratings read it: its id, its end, and each seat's
+    ``(player id, place)`` in seat order, the order the model is given them."""
+
+    id: int
+    finished_at: datetime
+    placed: list[tuple[int, int]]
+
+    @property
+    def key(self) -> Key:
+        return (self.finished_at, self.id)
 
 
-def _placed(table: Table) -> list[tuple[int, int]]:
-    """``(player id, place)`` for each seat, in seat order: the order the model is given them."""
-    places = table.result["places"]
-    return [(seat.user_id, places[seat.number]) for seat in table.seats.all()]
+READ_CHUNK = 2000  # tables read at a time: their rows, then their seats in one query
+
+
+def _read(tables: QuerySet[Table]) -> Iterator[Finished]:
+    """``tables`` (ordered) as :class:`Finished`, streamed: only the columns the ratings use.
+
+    The incremental path and the recompute both read tables through here, so both
+    give the model the same places in the same seat order.
+    """
+    rows = tables.values_list("pk", "finished_at", "result").iterator(chunk_size=READ_CHUNK)
+    while chunk := list(islice(rows, READ_CHUNK)):
+        seated: dict[int, list[tuple[int, int]]] = {pk: [] for pk, _, _ in chunk}
+        seats = (
+            Seat.objects.filter(table_id__in=list(seated))
+            .order_by("table_id", "number")
+            .values_list("table_id", "number", "user_id")
+        )
+        for table_id, number, user_id in seats:
+            seated[table_id].append((number, user_id))
+        for pk, finished_at, result in chunk:
+            places = result["places"]
+            placed = [(user_id, places[number]) for number, user_id in seated[pk]]
+            yield Finished(pk, finished_at, placed)
 
 
 def _after(key: Key, at: str = "finished_at", pk: str = "pk") -> Q:
@@ -141,11 +172,11 @@ def rate_one(
     return changes
 
 
-def _change_row(table: Table, change: Change) -> RatingChange:
+def _change_row(game: str, table: Finished, change: Change) -> RatingChange:
     return RatingChange(
         player_id=change.player_id,
-        table=table,
-        game=table.game,
+        table_id=table.id,
+        game=game,
         finished_at=table.finished_at,
         place=change.place,
         mu_before=change.mu_before,
@@ -171,9 +202,9 @@ def _through(ledger: RatingLedger) -> Key | None:
     return (ledger.through_finished_at, ledger.through_table_id)
 
 
-def _apply(game: str, tables: Sequence[Table]) -> int:
+def _apply(game: str, tables: Sequence[Finished]) -> int:
     """Rate ``tables`` in the order given, under the ledger's lock; returns the changes written."""
-    players = sorted({seat.user_id for table in tables for seat in table.seats.all()})
+    players = sorted({player for table in tables for player, _ in table.placed})
     rows = {
         row.player_id: row
         for row in Rating.objects.select_for_update()
@@ -185,9 +216,9 @@ def _apply(game: str, tables: Sequence[Table]) -> int:
         for player, row in rows.items()
     }
     changes = [
-        _change_row(table, change)
+        _change_row(game, table, change)
         for table in tables
-        for change in rate_one(standings, _placed(table), table.finished_at)
+        for change in rate_one(standings, table.placed, table.finished_at)
     ]
     for player, standing in standings.items():
         if player not in rows:
@@ -259,7 +290,7 @@ def rate_table(table_id: int) -> int:
             # A late arrival: the tables after it are rewound, then applied again after it.
             _rewind(table.game, key)
             window = (Q(pk=table.pk) | _after(key)) & ~_after(through)
-        batch = list(_with_seats(tables.filter(window).order_by("finished_at", "pk")))
+        batch = list(_read(tables.filter(window).order_by("finished_at", "pk")))
         written = _apply(table.game, batch)
         ledger.through_finished_at, ledger.through_table_id = through
         ledger.save(update_fields=["through_finished_at", "through_table_id", "updated_at"])
@@ -288,55 +319,62 @@ def rated_games() -> list[str]:
     return sorted(set(RULESETS) | set(stored))
 
 
-def _replay(game: str) -> tuple[dict[int, Standing], list[tuple[Table, Change]], Key | None]:
+def _replay(game: str) -> tuple[dict[int, Standing], list[tuple[Finished, Change]], Key | None]:
     standings: dict[int, Standing] = {}
-    changes: list[tuple[Table, Change]] = []
+    changes: list[tuple[Finished, Change]] = []
     last: Key | None = None
-    tables = _with_seats(rateable(Table.objects.filter(game=game)).order_by("finished_at", "pk"))
-    for table in tables.iterator(chunk_size=500):
-        for change in rate_one(standings, _placed(table), table.finished_at):
+    for table in _read(rateable(Table.objects.filter(game=game)).order_by("finished_at", "pk")):
+        for change in rate_one(standings, table.placed, table.finished_at):
             changes.append((table, change))
-        last = (table.finished_at, table.pk)
+        last = table.key
     return standings, changes, last
 
 
 def recompute_game(game: str, *, write: bool = True) -> Recomputed:
     """Replay every rated table of ``game`` by (finished_at, id) from new ratings, compare
-    with what is stored and, where anything differs and ``write``, store the replay instead."""
+    with what is stored and, where anything differs and ``write``, store the replay instead.
+
+    Stored rows are read as plain values, not models: a game's whole history is read here.
+    """
     with transaction.atomic():
         ledger = _lock_ledger(game)
         standings, changes, last = _replay(game)
         stored = {
-            row.player_id: row
-            for row in Rating.objects.select_for_update().filter(game=game).order_by("player_id")
+            player: (mu, sigma, games, last_played_at)
+            for player, mu, sigma, games, last_played_at in Rating.objects.select_for_update()
+            .filter(game=game)
+            .order_by("player_id")
+            .values_list("player_id", "mu", "sigma", "games", "last_played_at")
+        }
+        replayed = {
+            player: (standing.mu, standing.sigma, standing.games, standing.last_played_at)
+            for player, standing in standings.items()
         }
         ratings_differing = sum(
             1
-            for player in set(stored) | set(standings)
-            if player not in stored
-            or player not in standings
-            or (stored[player].mu, stored[player].sigma, stored[player].games)
-            != (standings[player].mu, standings[player].sigma, standings[player].games)
-            or stored[player].last_played_at != standings[player].last_played_at
+            for player in set(stored) | set(replayed)
+            if stored.get(player) != replayed.get(player)
         )
         stored_changes = {
-            (row.player_id, row.table_id): (
-                row.place,
-                row.mu_before,
-                row.sigma_before,
-                row.mu_after,
-                row.sigma_after,
+            (player, table): rest
+            for player, table, *rest in RatingChange.objects.filter(game=game).values_list(
+                "player_id",
+                "table_id",
+                "place",
+                "mu_before",
+                "sigma_before",
+                "mu_after",
+                "sigma_after",
             )
-            for row in RatingChange.objects.filter(game=game)
         }
         replayed_changes = {
-            (change.player_id, table.pk): (
+            (change.player_id, table.id): [
                 change.place,
                 change.mu_before,
                 change.sigma_before,
                 change.mu_after,
                 change.sigma_after,
-            )
+            ]
             for table, change in changes
         }
         changes_differing = sum(
@@ -360,16 +398,19 @@ def recompute_game(game: str, *, write: bool = True) -> Recomputed:
                     )
                     for player, standing in sorted(standings.items())
                 ],
-                batch_size=1000,
+                batch_size=WRITE_BATCH,
             )
-            RatingChange.objects.bulk_create(
-                [_change_row(table, change) for table, change in changes], batch_size=1000
-            )
+            # A batch of rows at a time: bulk_create would hold a model for every change at once.
+            for at in range(0, len(changes), WRITE_BATCH):
+                RatingChange.objects.bulk_create(
+                    _change_row(game, table, change)
+                    for table, change in changes[at : at + WRITE_BATCH]
+                )
             ledger.through_finished_at, ledger.through_table_id = last or (None, None)
             ledger.save(update_fields=["through_finished_at", "through_table_id", "updated_at"])
     return Recomputed(
         game=game,
-        tables=len({table.pk for table, _ in changes}),
+        tables=len({table.id for table, _ in changes}),
         players=len(standings),
         ratings_differing=ratings_differing,
         changes_differing=changes_differing,

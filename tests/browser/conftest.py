@@ -13,6 +13,7 @@ import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -102,6 +103,101 @@ def log_in(site: str) -> Callable[..., None]:
         expect(page.get_by_role("button", name="Log out")).to_be_visible()
 
     return go
+
+
+SIGN_UP_PASSWORD = "a long and unusual passphrase 7"
+
+
+@pytest.fixture
+def sign_up(site: str) -> Callable[[Any, str], None]:
+    """``sign_up(page, "ann")``: through the sign-up page, as a person does; lands on my tables."""
+    from playwright.sync_api import expect
+
+    def go(page: Any, name: str) -> None:
+        page.goto(site + "/accounts/signup/")
+        page.get_by_label("Username").fill(name)
+        page.get_by_label("E-mail address").fill(f"{name}@example.com")
+        page.locator("#id_password1").fill(SIGN_UP_PASSWORD)
+        page.locator("#id_password2").fill(SIGN_UP_PASSWORD)
+        page.get_by_role("button", name="Create my account").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text(re.compile("tables", re.I))
+
+    return go
+
+
+@pytest.fixture
+def quick_polls(settings: Any) -> None:
+    """The table page polls every 100 ms rather than every two seconds: a match takes a
+    minute, not ten."""
+    settings.FAIRDEAL_POLL_MS = 100
+
+
+@pytest.fixture
+def fixed_deal(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
+    """``fixed_deal(109)``: every new table's server seed is ``bytes([109]) * 32``.
+
+    With :func:`fixed_entropy` in each browser, the same deal every run, so that a
+    match's length does not vary; the pages still do all they do.
+    """
+
+    def fix(byte: int) -> None:
+        fixed = SimpleNamespace(token_bytes=lambda n: bytes([byte]) * n)
+        monkeypatch.setattr("games.services.secrets", fixed)
+
+    return fix
+
+
+@pytest.fixture
+def fixed_entropy() -> Callable[[Any, int], Any]:
+    """``fixed_entropy(context, 1)``: the browser's random bytes (its contribution to the
+    seed, entropy.js) are all ``1``; returns the context."""
+
+    def fix(context: Any, byte: int) -> Any:
+        context.add_init_script(f"crypto.getRandomValues = (array) => array.fill({byte});")
+        return context
+
+    return fix
+
+
+@pytest.fixture
+def play_to_the_end() -> Callable[..., int]:
+    """``play_to_the_end(table, {"ann": page, "ben": page})``: the players click the first
+    move button whenever it is their turn, until the match is over; returns the moves.
+
+    Neither page is reloaded by hand: each must show the other's move, in the engine's
+    words, through its own polling. ``after_move(n)`` is called after each move.
+    """
+    from playwright.sync_api import expect
+
+    def play(
+        table: Any,
+        pages: dict[str, Any],
+        after_move: Callable[[int], None] | None = None,
+        most: int = 1500,
+    ) -> int:
+        moves = 0
+        while True:
+            table.refresh_from_db()
+            if table.status != "playing":
+                return moves
+            (seat,) = table.to_act
+            name = table.seats.get(number=seat).user.username
+            mover = pages[name]
+            # The mover's page shows its turn without a reload (it may still be polling).
+            button = mover.locator("#board form.move button").first
+            expect(button).to_be_visible(timeout=5000)
+            said = button.locator(".action-text").inner_text()
+            button.click()
+            moves += 1
+            # The others' pages show the move, in the engine's words, without a reload.
+            for other_name, other in pages.items():
+                if other_name != name:
+                    expect(other.locator("#board")).to_contain_text(f"{name} {said}", timeout=3000)
+            if after_move is not None:
+                after_move(moves)
+            assert moves < most, "the match did not end"
+
+    return play
 
 
 @pytest.fixture

@@ -3,9 +3,10 @@
 Each page is loaded in Chromium and axe-core runs in it: no serious or
 critical violation on the lobby (with an open table in it), the new-table
 form, my tables, the settings, sign-up and login, a Dodo table and a Crazy 8
-table in play, a finished game and its replay. The run writes screenshots for
-people to look at (``var/screenshots/``): the lobby, a table in play for each
-game, and a finished game, at both widths.
+table in play, a finished game and its replay, a leaderboard and a player's
+page with its rating history drawn. The run writes screenshots for people to
+look at (``var/screenshots/``): the lobby, a table in play for each game, a
+finished game, the leaderboard and a player's page, at both widths.
 
 Then the keyboard alone: Tab reaches a move button on the table page and
 Enter plays it.
@@ -20,7 +21,8 @@ import pytest
 from playwright.sync_api import expect
 
 from games.models import Table
-from tests.factories import make_users, open_table, play_match, started_table
+from leaderboard.models import RatingChange
+from tests.factories import finished_table, make_users, open_table, play_match, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,13 +52,21 @@ def tables() -> dict[str, Table]:
 
 
 @pytest.fixture
-def finished(tables: dict[str, Table]) -> Table:
-    """A Crazy 8 match Ann and Ben played to the end (this seed and these choices: 81 moves)."""
+def finished(tables: dict[str, Table], settings: Any) -> Table:
+    """A rated Crazy 8 match Ann and Ben played to the end (this seed and these choices:
+    81 moves), and two rated tables before it, so that Ann's page draws a history and the
+    leaderboard lists them (after one game, for this test)."""
+    settings.FAIRDEAL_RATING_MIN_GAMES = 1
+    settings.FAIRDEAL_RATING_MAX_SIGMA = 20.0
     ann, ben = (tables["crazy-8"].seats.get(number=n).user for n in (0, 1))
-    table = started_table(ann, ben, seed=b"axe-0", game="crazy-8")
+    finished_table(ann, ben, game="crazy-8")  # Ben resigns
+    finished_table(ben, ann, game="crazy-8")  # Ann resigns
+    table = started_table(ann, ben, seed=b"axe-0", game="crazy-8", rated=True)
     play_match(table, rng=random.Random(11))
     table.refresh_from_db()
     assert table.status == Table.Status.FINISHED
+    # Each table's rating ran from the outbox after its commit (at once, in the test settings).
+    assert RatingChange.objects.filter(player=ann, game="crazy-8").count() == 3
     return table
 
 
@@ -95,13 +105,20 @@ def test_no_page_has_a_serious_accessibility_violation(
     expect(page.get_by_role("button", name=f"Join table {tables['open'].pk}, Dodo")).to_be_visible()
     check(page, "new table", "/tables/new/")
     check(page, "my tables", "/tables/")
-    check(page, "settings", "/accounts/settings/")
+    check(page, "settings", "/accounts/settings/", "settings")
     for game in ("dodo", "crazy-8"):
         check(page, f"{game} in play", f"/tables/{tables[game].pk}/", f"table-{game}")
         expect(page.locator("#board-heading")).to_have_text("Your turn.")
     check(page, "finished", f"/tables/{finished.pk}/", "finished")
     expect(page.locator("#board")).to_contain_text("the game is over")
     check(page, "replay", f"/tables/{finished.pk}/replay/")
+    check(page, "leaderboard", "/leaderboard/crazy-8/", "leaderboard")
+    expect(page.locator("#rank-1")).to_be_visible()
+    check(page, "player", "/players/ann/", "player")
+    expect(page.get_by_role("img", name="ann's Crazy 8 rating, game by game")).to_be_visible()
+    page.get_by_text("The same as a table").first.click()  # the chart's table, opened
+    found["player, its history as a table"] = serious_violations(page)
+    check(visitor, "a leaderboard to a visitor", "/leaderboard/crazy-8/")
 
     assert {name: v for name, v in found.items() if v} == {}
     assert all(e == [] for e in errors), errors

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any
+from unittest import mock
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import services
-from games.models import Move, Seat, Table
+from games import notifications, services
+from games.models import Move, OutboxItem, Seat, Table
 from tests.factories import at_once, make_users, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -80,21 +83,74 @@ def test_beat_down_deadlines_pile_up_beat_back() -> None:
     assert Move.objects.filter(kind=Move.Kind.FORFEIT).count() == 60
 
 
-def test_two_sweeps_at_once_end_each_table_once() -> None:
+@pytest.mark.parametrize("sweeps", [2, 4])
+def test_sweeps_at_once_end_each_table_once(sweeps: int) -> None:
+    """Beat's sweep and its helpers (or two beats) settle disjoint batches."""
     players = make_users("alice", "bob")
-    owing = make_late(make_tables(30, players))
+    owing = make_late(make_tables(40, players))
 
-    first, second = at_once(
-        lambda: services.sweep_deadlines(batch=4), lambda: services.sweep_deadlines(batch=4)
-    )
+    results = at_once(*[lambda: services.sweep_deadlines(batch=4)] * sweeps)
 
-    assert isinstance(first, list), first
-    assert isinstance(second, list), second
-    assert len(first) == len(set(first)) and len(second) == len(set(second))
-    assert not set(first) & set(second), set(first) & set(second)
-    assert set(first) | set(second) == set(owing)
+    for ended in results:
+        assert isinstance(ended, list), ended
+        assert len(ended) == len(set(ended))
+    every = [pk for ended in results for pk in ended]
+    assert len(every) == len(set(every)), "a table was ended by two sweeps"
+    assert set(every) == set(owing)
     assert_timed_out_once(owing)
     assert services.sweep_deadlines() == []
+    assert services.sweep_lanes(most=4) == 0
+
+
+def test_sweep_lanes_are_the_batches_late_up_to_the_most() -> None:
+    players = make_users("alice", "bob")
+    tables = make_tables(7, players)
+    assert services.sweep_lanes(most=4, batch=3) == 0  # nothing late: no helper
+    make_late(tables[:1])
+    assert services.sweep_lanes(most=4, batch=3) == 1  # one batch: beat's sweep alone
+    make_late(tables)
+    assert services.sweep_lanes(most=4, batch=3) == 3
+    assert services.sweep_lanes(most=2, batch=3) == 2
+
+
+def test_a_batch_of_timeouts_queues_each_tables_mail_and_a_rated_tables_rating() -> None:
+    players = make_users("alice", "bob")
+    rated = [started_table(*players, rated=True) for _ in range(2)]
+    unrated = make_tables(3, players)
+    owing = make_late(rated + unrated)
+    OutboxItem.objects.all().delete()
+
+    assert sorted(services.sweep_deadlines()) == sorted(owing)
+
+    assert_timed_out_once(owing)
+    kinds: dict[int, list[str]] = {pk: [] for pk in owing}
+    for item in OutboxItem.objects.order_by("id"):
+        kinds[item.payload["table_id"]].append(item.kind)
+    for table in rated:
+        assert kinds[table.pk] == [services.RATE_TABLE, notifications.NOTIFY]
+    for table in unrated:
+        assert kinds[table.pk] == [notifications.NOTIFY]
+    for table in Table.objects.filter(pk__in=owing):
+        assert services.replay(table).to_json() == table.state
+        assert Seat.objects.filter(table=table).exclude(deadline_at=None).count() == 0
+
+
+def test_a_sweeps_queries_do_not_grow_with_the_tables_in_a_batch() -> None:
+    players = make_users("alice", "bob")
+    few = make_tables(3, players)
+    many = make_tables(30, players)
+
+    services.sweep_deadlines()  # the sweep's heartbeat row exists from here on
+    counts = []
+    for tables in (few, many):
+        make_late(tables)
+        # Only the sweep's own queries: the mail it queues is drained after its commit.
+        with mock.patch("games.outbox.wake"), CaptureQueriesContext(connection) as queries:
+            assert len(services.sweep_deadlines()) == len(tables)
+        counts.append(len(queries.captured_queries))
+
+    assert counts[0] == counts[1], counts
+    assert counts[1] <= 12, [q["sql"][:80] for q in queries.captured_queries]
 
 
 def test_the_same_sweep_run_twice_ends_the_table_once() -> None:

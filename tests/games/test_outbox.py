@@ -324,3 +324,23 @@ def test_a_real_publish_to_a_broker_that_is_down_only_delays_the_mail(
     monkeypatch.undo()
     assert outbox.drain() == 1  # beat's drain, once the broker is back
     assert [m.subject for m in mailoutbox][-1].startswith(f"Your turn at table {table.pk}")
+
+
+def test_a_drain_with_a_time_limit_stops_after_a_batch_and_wakes_a_worker_for_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """So that a backlog of mail never keeps beat's sweep waiting behind it on one worker."""
+    done_kinds: list[str] = []
+    monkeypatch.setitem(outbox.HANDLERS, "test.noop", lambda: done_kinds.append("noop"))
+    woken: list[int] = []
+    monkeypatch.setattr(outbox, "wake", lambda: woken.append(1))
+    for _ in range(5):
+        OutboxItem.objects.create(kind="test.noop", payload={}, due_at=timezone.now())
+
+    assert outbox.drain(batch=2, seconds=0) == 2
+    assert woken == [1]
+    assert OutboxItem.objects.filter(done_at=None).count() == 3
+
+    assert outbox.drain(batch=2) == 3  # without a limit, until nothing is due
+    assert woken == [1]
+    assert done_kinds == ["noop"] * 5

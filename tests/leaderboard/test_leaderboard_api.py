@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -180,6 +181,53 @@ def test_players_with_equal_ratings_are_ranked_by_name() -> None:
     Rating.objects.update(last_played_at=timezone.now() - timedelta(days=2))
 
     assert names(board()) == ["alice", "bob", "charlie"]
+
+
+def test_time_away_puts_each_player_exactly_where_their_rating_now_ranks_them() -> None:
+    """The board walks the stored mu - 3 sigma, best first, which time away has not lowered:
+    a rating that time has since pushed down must still land exactly where it now stands,
+    on every page (the first pages found through the index, the last by a whole sort) and
+    in each player's own rank."""
+    rng = random.Random(5)
+    users = make_users(*(f"player{n:02d}" for n in range(37)))
+    for user in users:
+        stack(
+            user,
+            mu=rng.uniform(20.0, 35.0),
+            sigma=rng.uniform(1.0, 4.0),
+            days_ago=rng.choice([0.5, 2.0, 30.0, 80.0]),
+        )
+    twins = make_users("tess", "tara", "theo")  # equal to the float: by name
+    for user in twins:
+        stack(user, mu=30.0, sigma=2.0)
+    Rating.objects.filter(player__in=twins).update(last_played_at=timezone.now())
+    now = timezone.now()
+
+    def standing_now(rating: Rating) -> tuple[float, float, str]:
+        days = (now - rating.last_played_at).total_seconds() / 86400
+        shown = skill.Skill(rating.mu, skill.widened(rating.sigma, days))
+        return (-skill.conservative(shown), -rating.mu, rating.player.username)
+
+    ratings = list(Rating.objects.select_related("player"))
+    expected = [r.player.username for r in sorted(ratings, key=standing_now)]
+    stored_order = [
+        r.player.username for r in sorted(ratings, key=lambda r: (-r.mu + 3 * r.sigma, -r.mu))
+    ]
+    assert stored_order != expected  # time away has reordered the board
+
+    pages, path = [], f"{BOARD}?page_size=4"
+    while path:
+        data = board(path)
+        pages.append(data)
+        path = data["next"]
+    rows = [row for data in pages for row in data["players"]]
+    assert len(pages) == 10
+    assert [row["player"] for row in rows] == expected
+    assert [row["rank"] for row in rows] == list(range(1, 41))
+    assert [row["rating"] for row in rows] == sorted((row["rating"] for row in rows), reverse=True)
+    for rank, name in enumerate(expected, start=1):
+        (rating,) = body(client_for().get(f"/api/players/{name}/"))["ratings"]
+        assert rating["rank"] == rank, name
 
 
 def test_an_empty_leaderboard_has_one_empty_page() -> None:

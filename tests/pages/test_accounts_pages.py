@@ -656,8 +656,9 @@ def test_settings_show_the_account_its_mail_and_its_token(
     client = signed_in(alice)
     MailPreferences.objects.create(user=alice, reminder=False)
 
-    # The session and its user, the waiting count, the verification, preferences, token.
-    with django_assert_max_num_queries(6):
+    # The session and its user, the waiting count, the verification, preferences, the
+    # profile (whether the leaderboards list the player), token.
+    with django_assert_max_num_queries(7):
         response = client.get(SETTINGS)
 
     assert_a_good_page(response, "Settings")

@@ -49,9 +49,10 @@ def browser(user: Any | None = None, **kwargs: Any) -> Client:
 
 
 def text_of(response: Any) -> str:
-    """The page's text with its tags and runs of white space collapsed, to read like a person."""
+    """The page's text with its tags and runs of white space collapsed, to read like a person
+    (a link's end is no space before the comma after it)."""
     html = response.content.decode()
-    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
+    return unescape(re.sub(r"\s+", " ", re.sub(r"</a>", "", re.sub(r"<(?!/a>)[^>]+>", " ", html))))
 
 
 def said(response: Any) -> list[str]:

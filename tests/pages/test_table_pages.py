@@ -718,7 +718,9 @@ def test_a_whole_crazy_eights_match_played_through_the_page_ends_on_the_finished
         zip(finished.result["places"], finished.result["totals"], strict=True)
     ):
         name = user_at(table, seat).username
-        assert re.search(rf"<td[^>]*>{place}</td><td[^>]*>{name}</td><td[^>]*>{total}</td>", html)
+        # Each place's name links to the player's page.
+        person = rf'<a href="/players/{name}/">{name}</a>'
+        assert re.search(rf"<td[^>]*>{place}</td><td[^>]*>{person}</td><td[^>]*>{total}</td>", html)
     hands = finished.state["history"]
     assert len(re.findall(r'<th scope="row">\d+</th>', html)) == len(hands)
     assert f'href="{page_url(table, "replay")}"' in html
