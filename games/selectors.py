@@ -189,11 +189,9 @@ class PageOutOfRange(ServiceError):
     status = 400
 
 
-@dataclass(frozen=True)
-class OpenTablesPage:
-    """One page of the lobby: its tables, and how many there are in all."""
+class Paged:
+    """What a page of a list knows of the others, from ``count``, ``page`` and ``page_size``."""
 
-    tables: list[dict[str, Any]]
     count: int
     page: int
     page_size: int
@@ -209,6 +207,16 @@ class OpenTablesPage:
     @property
     def has_previous(self) -> bool:
         return self.page > 1
+
+
+@dataclass(frozen=True)
+class OpenTablesPage(Paged):
+    """One page of the lobby: its tables, and how many there are in all."""
+
+    tables: list[dict[str, Any]]
+    count: int
+    page: int
+    page_size: int
 
 
 def open_tables(

@@ -11,7 +11,6 @@ on it are widened and sorted (:func:`_can_reach`), not the whole leaderboard.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -45,7 +44,7 @@ from accounts.names import is_valid_username, normalize_username, users_named
 from config.errors import ServiceError
 from games.models import Seat, Table
 from games.rules import RULESETS
-from games.selectors import PageOutOfRange, iso
+from games.selectors import Paged, PageOutOfRange, iso
 from leaderboard import skill
 from leaderboard.models import Rating, RatingChange
 
@@ -182,24 +181,12 @@ def _rating_view(rating: Rating) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class LeaderboardPage:
+class LeaderboardPage(Paged):
     game: str
     rows: list[dict[str, Any]]
     count: int
     page: int
     page_size: int
-
-    @property
-    def pages(self) -> int:
-        return max(1, math.ceil(self.count / self.page_size))
-
-    @property
-    def has_next(self) -> bool:
-        return self.page < self.pages
-
-    @property
-    def has_previous(self) -> bool:
-        return self.page > 1
 
 
 def leaderboard(
