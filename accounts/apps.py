@@ -6,5 +6,6 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Registers the outbox handlers that mail verification and password reset links.
-        from accounts import password_reset, verification  # noqa: F401
+        # The outbox handlers that mail verification and password reset links, and the
+        # receivers that forget cached API tokens when they are revoked or their user changes.
+        from accounts import password_reset, signals, verification  # noqa: F401

@@ -311,90 +311,21 @@ def burst(ids: list[int], owing: int) -> tuple[int, float]:
 # -- (c), (d) real workers and beat -------------------------------------------------------
 
 
-def production_env(redis_url: str, mail_dir: Path) -> dict[str, str]:
-    """What ``FAIRDEAL_ENV=production`` needs, and nothing about the sweep: its defaults hold."""
-    import secrets
+def start_workers(count: int, tree: Path, env: dict[str, str], logs: Path) -> Any:
+    """``count`` workers of one process each and one beat, started from ``tree``."""
+    from bench.production import Processes, celery_beat, celery_worker, worker_ready
 
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-    key = (
-        Ed25519PrivateKey.generate()
-        .private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-        .decode()
+    workers = {f"worker{n}": celery_worker(f"bench{n}") for n in range(count)}
+    return Processes(
+        {**workers, "beat": celery_beat()},
+        tree,
+        env,
+        logs,
+        ready=dict.fromkeys(workers, worker_ready),
     )
-    env = {name: os.environ[name] for name in ("PATH", "HOME", "LANG") if name in os.environ}
-    return {
-        **env,
-        "PYTHONUNBUFFERED": "1",
-        "FAIRDEAL_ENV": "production",
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "DATABASE_URL": os.environ["DATABASE_URL"],
-        "ALLOWED_HOSTS": "fairdeal.test",
-        "CELERY_BROKER_URL": redis_url,
-        "CACHE_URL": redis_url,
-        "FAIRDEAL_SIGNING_KEY": key,
-        "FAIRDEAL_BASE_URL": "https://fairdeal.test",
-        "DEFAULT_FROM_EMAIL": "Fairdeal <fairdeal@fairdeal.test>",
-        "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
-        "EMAIL_FILE_PATH": str(mail_dir),
-    }
 
 
-class Workers:
-    """``count`` workers of one process each and one beat, started from ``tree``; stopped after."""
-
-    def __init__(self, count: int, tree: Path, env: dict[str, str], logs: Path) -> None:
-        import subprocess
-
-        self.processes: list[Any] = []
-        self.logs: list[Path] = []
-        celery = [sys.executable, "-m", "celery", "-A", "config"]
-        commands = [
-            [*celery, "worker", "--loglevel=INFO", "--concurrency", "1", "-n", f"bench{n}@%h"]
-            for n in range(count)
-        ]
-        commands.append([*celery, "beat", "--loglevel=INFO"])
-        for n, command in enumerate(commands):
-            log = logs / f"{'beat' if n == count else f'worker{n}'}.log"
-            self.logs.append(log)
-            with log.open("wb") as output:
-                self.processes.append(
-                    subprocess.Popen(
-                        command, cwd=tree, env=env, stdout=output, stderr=subprocess.STDOUT
-                    )
-                )
-        give_up = time.monotonic() + 60
-        for log in self.logs[:count]:
-            while " ready." not in (log.read_text(errors="replace") if log.exists() else ""):
-                self.check()
-                if time.monotonic() > give_up:
-                    raise SystemExit(f"a worker was not ready after 60 s: see {log}")
-                time.sleep(0.2)
-
-    def check(self) -> None:
-        for process, log in zip(self.processes, self.logs, strict=True):
-            if process.poll() is not None:
-                raise SystemExit(f"{log.stem} exited with {process.returncode}: see {log}")
-
-    def stop(self) -> None:
-        import subprocess
-
-        for process in self.processes:
-            process.terminate()
-        for process in self.processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=20)
-
-
-def wait_ended(ids: list[int], workers: Workers, timeout: float) -> None:
+def wait_ended(ids: list[int], workers: Any, timeout: float) -> None:
     from games.models import Table
 
     low, high = min(ids), max(ids)
@@ -451,7 +382,7 @@ def celery_run(
     with tempfile.TemporaryDirectory(prefix="fairdeal-bench-") as scratch:
         logs = Path(scratch)
         (logs / "mail").mkdir()
-        workers = Workers(count, tree, {**env, "EMAIL_FILE_PATH": str(logs / "mail")}, logs)
+        workers = start_workers(count, tree, {**env, "EMAIL_FILE_PATH": str(logs / "mail")}, logs)
         try:
             # (c) spread over the next ``spread`` seconds, from two seconds on
             start = timezone.now() + timedelta(seconds=2)
@@ -465,9 +396,7 @@ def celery_run(
             wait_ended(burst_ids, workers, timeout=300)
             burst_result = judged(burst_ids, dict.fromkeys(burst_ids, past))
         except BaseException:
-            for log in workers.logs:
-                tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
-                print(f"--- {log.name} ---\n{tail}")
+            workers.tails()
             raise
         finally:
             workers.stop()
@@ -476,6 +405,8 @@ def celery_run(
 
 def celery_main(args: argparse.Namespace) -> None:
     import redis
+
+    from bench.production import production_env
 
     began = time.perf_counter()
     setup()
@@ -506,7 +437,7 @@ def celery_main(args: argparse.Namespace) -> None:
                 args.tables,
                 args.spread,
                 tree,
-                production_env(args.redis, ROOT),
+                production_env(args.redis, ROOT / "var" / "mail"),
             )
         finally:
             broker.flushdb()

@@ -148,7 +148,8 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
     return data
 
 
-def _with_seats(tables: QuerySet[Table]) -> QuerySet[Table]:
+def with_seats(tables: QuerySet[Table]) -> QuerySet[Table]:
+    """Tables with their host, and their seats in order with their players: two queries."""
     return tables.select_related("created_by").prefetch_related(
         Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("number"))
     )
@@ -260,7 +261,7 @@ def open_tables(
     ordered = tables.annotate(host_round=round_of_host).order_by("host_round", "created_at", "id")
     start = (page - 1) * page_size
     result.tables.extend(
-        table_summary(t, user) for t in _with_seats(ordered)[start : start + page_size]
+        table_summary(t, user) for t in with_seats(ordered)[start : start + page_size]
     )
     return result
 
@@ -272,7 +273,7 @@ def my_tables(user: AbstractBaseUser | AnonymousUser) -> list[dict]:
     """
     if not user.is_authenticated:
         return []
-    tables = _with_seats(
+    tables = with_seats(
         Table.objects.filter(seats__user=user).exclude(status=Table.Status.CANCELLED).distinct()
     )
     summaries = [table_summary(t, user) for t in tables[:500]]
@@ -292,9 +293,9 @@ def my_cancelled_tables(
     if not user.is_authenticated:
         return []
     tables = Table.objects.filter(seats__user=user, status=Table.Status.CANCELLED).distinct()
-    ordered = _with_seats(tables.order_by("-cancelled_at", "-id"))[:limit]
+    ordered = with_seats(tables.order_by("-cancelled_at", "-id"))[:limit]
     return [table_summary(t, user) for t in ordered]
 
 
 def table_for_view(table_id: int) -> Table | None:
-    return _with_seats(Table.objects.filter(pk=table_id)).first()
+    return with_seats(Table.objects.filter(pk=table_id)).first()

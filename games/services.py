@@ -22,7 +22,7 @@ from django.utils import timezone
 from config.errors import ServiceError
 from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, seed_for
-from games import health, notifications, outbox
+from games import health, notifications, outbox, selectors
 from games.models import CANCELLED, EXPIRED, BotLevel, Move, Seat, Table
 from games.rules import Event, GameState, find_ruleset
 from games.rules.base import RESIGNED, TIMEOUT
@@ -107,9 +107,19 @@ def load_state(table: Table) -> GameState:
     return find_ruleset(table.game, table.ruleset_version).load(table.state)
 
 
-def _lock(table_id: int) -> Table:
+def _lock(table_id: int, *, for_view: bool = False) -> Table:
+    """The table's row, locked for this transaction.
+
+    ``for_view`` also reads what its view shows (the host, the seats and their
+    players) in the same two queries, so that a write answered with the view
+    needs not read them again: seats change only under this lock, so they are
+    current until the commit, and the write keeps them so in memory.
+    """
+    tables = Table.objects.select_for_update(of=("self",))
+    if for_view:
+        tables = selectors.with_seats(tables)
     try:
-        return Table.objects.select_for_update().get(pk=table_id)
+        return tables.get(pk=table_id)
     except Table.DoesNotExist:
         raise TableNotFound(f"there is no table {table_id}") from None
 
@@ -187,7 +197,7 @@ def _store(table: Table, state: GameState, now: datetime, *, acted: int | None =
     and queue the work it asks for; the caller saves the table."""
     changed, kinds = _derive(table, state, now, list(table.seats.all()), acted=acted)
     if changed:
-        Seat.objects.bulk_update(changed, ["deadline_at"])
+        _update_each(Seat, changed, ["deadline_at"])
     for kind in kinds:
         outbox.enqueue(kind, table_id=table.pk)
 
@@ -510,7 +520,7 @@ class DeadlinePassed(RefusedAfterWriting):
 
 
 def _playing_table(table_id: int, user: AbstractBaseUser) -> tuple[Table, int]:
-    table = _lock(table_id)
+    table = _lock(table_id, for_view=True)
     seat = _seated(table, user)
     if table.status == Table.Status.OPEN:
         raise NotPlaying("the game has not started: it starts when every seat is taken")
@@ -540,7 +550,7 @@ def _act(table: Table, seat: int, action: Any, now: datetime) -> None:
     _append(table, kind=Move.Kind.ACTION, seat=seat, action=action, events=events)
     # A call out of turn (a catch) is never owed: it moves nobody's deadline.
     _store(table, state, now, acted=None if state.is_call(action) else seat)
-    table.save()
+    table.save(update_fields=_ENDING_FIELDS)
     _after_commit_notify(table.pk)
 
 
@@ -670,7 +680,8 @@ def move_apply(*, table_id: int, user: AbstractBaseUser, version: int, action: A
     """Apply one of the caller's legal actions, if the caller saw the current version.
 
     A move that arrives at or past a deadline loses: the late seat forfeits (and
-    that is committed), and the caller is told so.
+    that is committed), and the caller is told so. Returns the table as locked and
+    written, its host and seats read with it and current: ready for its view.
     """
     with transaction.atomic():
         table, seat = _playing_table(table_id, user)
@@ -708,7 +719,10 @@ def bot_move_apply(*, table_id: int, seat: int, version: int, action: Any) -> bo
 
 
 def table_resign(*, table_id: int, user: AbstractBaseUser) -> Table:
-    """Resign, on one's turn or not: the seat finishes last and the game ends."""
+    """Resign, on one's turn or not: the seat finishes last and the game ends.
+
+    Returns the table as locked and written, with its host and seats (as :func:`move_apply`).
+    """
     with transaction.atomic():
         table, seat = _playing_table(table_id, user)
         now = timezone.now()
@@ -720,7 +734,7 @@ def table_resign(*, table_id: int, user: AbstractBaseUser) -> Table:
                 table, kind=Move.Kind.FORFEIT, seat=seat, action={"reason": RESIGNED}, events=events
             )
             _store(table, state, now)
-            table.save()
+            table.save(update_fields=_ENDING_FIELDS)
             _after_commit_notify(table.pk)
     if timed_out:
         raise DeadlinePassed(_deadline_message(table, seat))

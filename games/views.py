@@ -44,12 +44,20 @@ def _table_response(table_id: int, request: Request, code: int = status.HTTP_200
 
 
 def _written(
-    request: Request, write: Callable[[], Table], code: int = status.HTTP_200_OK
+    request: Request,
+    write: Callable[[], Table],
+    code: int = status.HTTP_200_OK,
+    *,
+    current: bool = False,
 ) -> Response:
     """Run a write service and answer with the caller's view of the table, read before
     the commit: once the write has committed, nothing is left that can fail, so a
     committed write is never answered as a failure (and a failure means nothing changed).
     A refusal that stands written (a late move's forfeit) commits, then is answered.
+
+    ``current``: the service returns the table as it locked and wrote it, with its
+    host and seats (a move, a resignation), so the view is made from it instead of
+    reading the table again.
     """
     refusal: services.RefusedAfterWriting | None = None
     with transaction.atomic():
@@ -58,7 +66,10 @@ def _written(
         except services.RefusedAfterWriting as error:
             refusal = error
         else:
-            view = _table_view(table.pk, request)
+            if current:
+                view = selectors.table_view(table, request.user)
+            else:
+                view = _table_view(table.pk, request)
     if refusal is not None:
         raise refusal
     return Response(view, status=code)
@@ -186,6 +197,7 @@ class MoveView(APIView):
             lambda: services.move_apply(
                 table_id=table_id, user=request.user, **serializer.validated_data
             ),
+            current=True,
         )
 
 
@@ -194,7 +206,9 @@ class ResignView(APIView):
     def post(self, request: Request, table_id: int) -> Response:
         """Resign, on your turn or not: your seat finishes last and the game ends."""
         return _written(
-            request, lambda: services.table_resign(table_id=table_id, user=request.user)
+            request,
+            lambda: services.table_resign(table_id=table_id, user=request.user),
+            current=True,
         )
 
 

@@ -168,6 +168,23 @@ def test_a_proxy_that_does_https_itself_may_turn_the_redirect_and_hsts_off() -> 
     assert done.stdout.strip() == "False 0 False None"
 
 
+CONNECTIONS = "s.DATABASES['default']['CONN_MAX_AGE'], s.DATABASES['default']['CONN_HEALTH_CHECKS']"
+
+
+def test_production_keeps_database_connections_open_and_checks_them() -> None:
+    done = load_settings(GOOD_PRODUCTION, show=CONNECTIONS)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "600 True"
+    done = load_settings({**GOOD_PRODUCTION, "CONN_MAX_AGE": "0"}, show=CONNECTIONS)
+    assert done.stdout.strip() == "0 True", done.stderr
+
+
+def test_development_opens_a_connection_per_request() -> None:
+    done = load_settings({}, show=CONNECTIONS)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0 True"
+
+
 def test_development_has_neither_the_redirect_nor_hsts() -> None:
     done = load_settings({}, show=HTTPS)
     assert done.returncode == 0, done.stderr

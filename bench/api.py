@@ -1,0 +1,434 @@
+"""Moves over real HTTP against the production shape, side by side with pgbench.
+
+    python bench/api.py [--tables 2,16,64] [--seconds 20] [--web-workers 4] [--no-pgbench]
+
+Starts what ``docs/deploy.md`` runs, from this tree with ``FAIRDEAL_ENV=production``:
+gunicorn (``--web-workers`` sync workers) on ``config.wsgi``, one Celery worker
+and beat, on PostgreSQL (``DATABASE_URL``, default
+``postgres://postgres@127.0.0.1:5432/fairdeal_bench_api``, created if missing,
+migrated and emptied) and Redis (``--redis``, database 12 by default, emptied
+before and after). Nothing about the service is overridden: it runs on the
+production defaults.
+
+For each N in ``--tables``, N two-seat Crazy Eights tables are played at once
+for ``--seconds``, each by its two players' clients over HTTP: the seat to act
+GETs the table, picks one of its ``legal_actions`` and POSTs it with the
+version it saw; a finished game is followed by a new table (POST, then the
+other player's join). The clients are threads in two processes of their own.
+Printed per N: committed moves/s, the move POST's p50/p99, the GET's, the
+CPU the clients themselves took (a share of one core: this much of the
+machine was not the service's), and every answer that was not a 200 by status.
+
+Afterwards every committed move must be in the database exactly once (no move
+answered 200 is missing, none is there twice, none is there that was not
+answered 200), nothing answered 5xx, and ``check_replays`` must be clean; the
+bench exits 1 otherwise.
+
+``--tree`` serves from another copy of the code (migrated alike), to measure
+a version before a change.
+
+With ``pgbench`` on the PATH, its TPC-B-like run (scale 16, 4 clients, 2
+threads, ``--seconds``) on a database of its own comes first, and each N's
+moves/s is printed as a share of pgbench's transactions/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import io
+import json
+import multiprocessing
+import os
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/fairdeal_bench_api")
+os.environ.setdefault("CELERY_BROKER_URL", "memory://")
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+
+from bench.database import ensure_database, fresh_database  # noqa: E402
+from bench.production import (  # noqa: E402
+    HOST,
+    Processes,
+    celery_beat,
+    celery_worker,
+    production_env,
+    worker_ready,
+)
+
+GAME = {"game": "crazy-eights", "seats": 2, "deadline": 86400}
+CLIENT_PROCESSES = 2
+TIMEOUT = 30.0
+
+
+# -- the players ---------------------------------------------------------------------------
+
+
+def make_players(pairs: int) -> list[tuple[str, str]]:
+    """``pairs`` pairs of accounts with API tokens, made straight in the database."""
+    import secrets
+
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.hashers import make_password
+    from rest_framework.authtoken.models import Token
+
+    User = get_user_model()
+    password = make_password(secrets.token_urlsafe(16))
+    users = User.objects.bulk_create(
+        [
+            User(username=f"bench{n}", email=f"bench{n}@example.com", password=password)
+            for n in range(2 * pairs)
+        ]
+    )
+    tokens = Token.objects.bulk_create(
+        [Token(user=user, key=secrets.token_hex(20)) for user in users]
+    )
+    keys = [token.key for token in tokens]
+    return [(keys[2 * n], keys[2 * n + 1]) for n in range(pairs)]
+
+
+# -- the clients ---------------------------------------------------------------------------
+
+
+class Client:
+    """One HTTP/1.1 request per connection, as the proxy in front of gunicorn would send it."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def call(self, method: str, path: str, token: str, data: Any = None) -> tuple[int, Any, float]:
+        headers = {"Host": HOST, "X-Forwarded-Proto": "https", "Authorization": f"Token {token}"}
+        body = None
+        if data is not None:
+            body = json.dumps(data).encode()
+            headers["Content-Type"] = "application/json"
+        started = time.perf_counter()
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
+        try:
+            conn.request(method, path, body=body, headers=headers)
+            response = conn.getresponse()
+            content = response.read()
+        finally:
+            conn.close()
+        took = time.perf_counter() - started
+        try:
+            payload = json.loads(content) if content else None
+        except ValueError:
+            payload = content[:200]
+        return response.status, payload, took
+
+
+class Table:
+    """One table's two players, playing game after game until ``until``."""
+
+    def __init__(self, client: Client, tokens: tuple[str, str], seed: int) -> None:
+        self.client = client
+        self.tokens = tokens
+        self.random = random.Random(seed)
+        self.posts: list[float] = []
+        self.gets: list[float] = []
+        self.statuses: Counter[str] = Counter()
+        self.committed: list[tuple[int, int]] = []  # (table, version posted) answered 200
+        self.unknown: list[tuple[int, int]] = []  # posted, no answer: committed or not
+        self.table_id: int | None = None
+
+    def expect(self, what: str, status: int, payload: Any) -> bool:
+        if status != 200 and status != 201:
+            code = payload.get("code") if isinstance(payload, dict) else None
+            self.statuses[f"{what} {status} {code or ''}".strip()] += 1
+            return False
+        return True
+
+    def new_table(self) -> None:
+        host, guest = self.tokens
+        status, view, _ = self.client.call("POST", "/api/tables/", host, GAME)
+        if not self.expect("create", status, view):
+            raise SystemExit(f"could not create a table: {status} {view}")
+        status, view, _ = self.client.call("POST", f"/api/tables/{view['id']}/join/", guest, {})
+        if not self.expect("join", status, view):
+            raise SystemExit(f"could not join a table: {status} {view}")
+        self.table_id = view["id"]
+        self.seat_of = {seat["player"]: seat["seat"] for seat in view["seats"]}
+        self.token_of = {}
+        for token in self.tokens:
+            status, mine, _ = self.client.call("GET", f"/api/tables/{self.table_id}/", token)
+            self.token_of[mine["you"]["seat"]] = token
+
+    def play(self, until: float) -> None:
+        """Whoever is to act GETs the table and POSTs a move; the answer says who is next."""
+        to_act = self.first_to_act()
+        while time.time() < until:
+            if to_act is None:  # the game is over: another one
+                self.new_table()
+                to_act = self.first_to_act()
+                continue
+            token = self.token_of[to_act]
+            path = f"/api/tables/{self.table_id}/"
+            status, view, took = self.client.call("GET", path, token)
+            self.gets.append(took)
+            if not self.expect("get", status, view):
+                continue
+            action = self.random.choice(view["legal_actions"])
+            move = {"version": view["version"], "action": action}
+            try:
+                status, answer, took = self.client.call("POST", f"{path}moves/", token, move)
+            except (OSError, http.client.HTTPException):
+                self.unknown.append((self.table_id, view["version"]))
+                self.statuses["move: no answer"] += 1
+                to_act = self.first_to_act()
+                continue
+            self.posts.append(took)
+            if self.expect("move", status, answer):
+                self.committed.append((self.table_id, view["version"]))
+                to_act = answer["to_act"][0] if answer["status"] == "playing" else None
+            else:
+                to_act = self.first_to_act()
+
+    def first_to_act(self) -> int | None:
+        status, view, _ = self.client.call("GET", f"/api/tables/{self.table_id}/", self.tokens[0])
+        if not self.expect("get", status, view):
+            raise SystemExit(f"could not read table {self.table_id}: {status} {view}")
+        return view["to_act"][0] if view["status"] == "playing" else None
+
+
+def client_process(port: int, pairs: list[tuple[int, tuple[str, str]]], start: float,
+                   seconds: float) -> dict[str, Any]:  # fmt: skip
+    """Play ``pairs`` (an index and the two tokens) from ``start`` for ``seconds``, one thread each."""
+    client = Client(port)
+    tables = [Table(client, tokens, seed=index) for index, tokens in pairs]
+    for table in tables:  # the first tables are made before the clock starts
+        table.new_table()
+    time.sleep(max(0.0, start - time.time()))
+    threads = [threading.Thread(target=t.play, args=(start + seconds,)) for t in tables]
+    for thread in threads:
+        thread.start()
+    cpu = time.process_time()
+    for thread in threads:
+        thread.join()
+    cpu = time.process_time() - cpu
+    statuses: Counter[str] = Counter()
+    for table in tables:
+        statuses.update(table.statuses)
+    return {
+        "posts": [took for t in tables for took in t.posts],
+        "gets": [took for t in tables for took in t.gets],
+        "statuses": dict(statuses),
+        "committed": [move for t in tables for move in t.committed],
+        "unknown": [move for t in tables for move in t.unknown],
+        "cpu": cpu,
+    }
+
+
+def play(port: int, players: list[tuple[str, str]], count: int, seconds: float) -> dict[str, Any]:
+    pairs = list(enumerate(players[:count]))
+    shares = [pairs[n::CLIENT_PROCESSES] for n in range(CLIENT_PROCESSES)]
+    start = time.time() + 3 + count * 0.05  # time for every client to make its first table
+    with multiprocessing.get_context("spawn").Pool(CLIENT_PROCESSES) as pool:
+        parts = pool.starmap(
+            client_process, [(port, share, start, seconds) for share in shares if share]
+        )
+    merged: dict[str, Any] = {"posts": [], "gets": [], "statuses": Counter(), "committed": [],
+                              "unknown": [], "cpu": 0.0}  # fmt: skip
+    for part in parts:
+        for key in ("posts", "gets", "committed", "unknown"):
+            merged[key] += part[key]
+        merged["statuses"].update(part["statuses"])
+        merged["cpu"] += part["cpu"]
+    return merged
+
+
+# -- the checks ----------------------------------------------------------------------------
+
+
+def lost_or_doubled(committed: list[tuple[int, int]], unknown: list[tuple[int, int]]) -> list[str]:
+    """Every move answered 200 is in the log once, and nothing else a person did is."""
+    from django.db.models import Count
+
+    from games.models import Move
+
+    answered = Counter((table, version + 1) for table, version in committed)
+    tables = {table for table, _ in answered}
+    rows = (
+        Move.objects.filter(table_id__in=tables, kind=Move.Kind.ACTION)
+        .values_list("table_id", "seq")
+        .annotate(n=Count("id"))
+        .values_list("table_id", "seq", "n")
+    )
+    logged = {(table, seq): n for table, seq, n in rows}
+    maybe = {(table, version + 1) for table, version in unknown}
+    problems = []
+    for move, n in answered.items():
+        if n > 1:
+            problems.append(f"move {move} answered 200 {n} times")
+        if logged.get(move, 0) != 1:
+            problems.append(f"move {move} answered 200 is in the log {logged.get(move, 0)} times")
+    for move, n in logged.items():
+        if move not in answered and move not in maybe:
+            problems.append(f"move {move} is in the log but was never answered 200")
+        if n > 1:
+            problems.append(f"move {move} is in the log {n} times")
+    return problems
+
+
+def replays_clean() -> str | None:
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    try:
+        call_command("check_replays", stdout=io.StringIO())
+    except CommandError as error:
+        return str(error)
+    return None
+
+
+# -- pgbench ---------------------------------------------------------------------------------
+
+
+def pgbench(seconds: float) -> float | None:
+    """TPC-B-like transactions/s (scale 16, 4 clients, 2 threads) on a database of its own."""
+    if shutil.which("pgbench") is None:
+        return None
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    url = parts._replace(path="/fairdeal_bench_pgbench").geturl()
+    ensure_database(url)
+    subprocess.run(["pgbench", "-i", "-q", "-s", "16", url], check=True, capture_output=True)
+    done = subprocess.run(
+        ["pgbench", "-b", "tpcb-like", "-c", "4", "-j", "2", "-T", str(int(seconds)), url],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    found = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", done.stdout)
+    if found is None:
+        raise SystemExit(f"pgbench printed no tps:\n{done.stdout}")
+    return float(found.group(1))
+
+
+# -- main ------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def answering(port: int) -> Any:
+    def check(_log: Path) -> bool:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/api/games/", headers={"Host": HOST, "X-Forwarded-Proto": "https"})
+            ok = conn.getresponse().status == 200
+            conn.close()
+            return ok
+        except OSError:
+            return False
+
+    return check
+
+
+def quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--tables", type=lambda text: [int(n) for n in text.split(",")], default=[2, 16, 64]
+    )
+    parser.add_argument("--seconds", type=float, default=20.0, help="play time per N")
+    parser.add_argument("--web-workers", type=int, default=4, help="gunicorn sync workers")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/12")
+    parser.add_argument("--no-pgbench", action="store_true")
+    parser.add_argument("--tree", help="serve from another copy of the code (a version before)")
+    args = parser.parse_args()
+    import redis
+
+    began = time.perf_counter()
+    fresh_database("bench/api.py", "games_table", "games_outboxitem", "auth_user")
+    players = make_players(max(args.tables))
+    tps = None if args.no_pgbench else pgbench(args.seconds)
+    broker = redis.Redis.from_url(args.redis)
+    broker.flushdb()
+    port = free_port()
+    failed = False
+    print(
+        f"\nMoves over HTTP: gunicorn with {args.web_workers} sync workers, a Celery worker "
+        f"and beat, FAIRDEAL_ENV=production, {os.cpu_count()} cores; {args.seconds:g} s per N"
+    )
+    if args.tree:
+        print(f"served from {Path(args.tree).resolve()}")
+    if tps is not None:
+        print(f"pgbench TPC-B-like (scale 16, 4 clients): {tps:.0f} transactions/s")
+    with tempfile.TemporaryDirectory(prefix="fairdeal-bench-api-") as scratch:
+        logs = Path(scratch)
+        (logs / "mail").mkdir()
+        env = production_env(args.redis, logs / "mail")
+        gunicorn = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind",
+                    f"127.0.0.1:{port}", "--workers", str(args.web_workers), "--timeout", "60",
+                    "--log-level", "warning"]  # fmt: skip
+        manage = [sys.executable, "manage.py", "collectstatic", "--noinput"]
+        static = {**env, "STATIC_ROOT": str(logs / "static")}
+        tree = Path(args.tree).resolve() if args.tree else ROOT
+        subprocess.run(manage, cwd=tree, env=static, check=True, capture_output=True)
+        processes = Processes(
+            {"web": gunicorn, "worker": celery_worker("bench"), "beat": celery_beat()},
+            tree,
+            static,
+            logs,
+            ready={"web": answering(port), "worker": worker_ready},
+        )
+        try:
+            print(
+                f"\n  {'tables':>6} {'moves/s':>8} {'x pgbench':>9} {'POST p50':>9} "
+                f"{'POST p99':>9} {'GET p50':>8} {'GET p99':>8} {'client CPU':>10}  not 200"
+            )
+            for count in args.tables:
+                result = play(port, players, count, args.seconds)
+                processes.check()
+                rate = len(result["committed"]) / args.seconds
+                share = f"{rate / tps:.3f}" if tps else "-"
+                posts, gets = result["posts"], result["gets"]
+                others = ", ".join(f"{k}: {n}" for k, n in sorted(result["statuses"].items()))
+                print(
+                    f"  {count:>6} {rate:>8.1f} {share:>9} {quantile(posts, 0.5) * 1e3:>7.1f}ms "
+                    f"{quantile(posts, 0.99) * 1e3:>7.1f}ms {quantile(gets, 0.5) * 1e3:>6.1f}ms "
+                    f"{quantile(gets, 0.99) * 1e3:>6.1f}ms {result['cpu'] / args.seconds:>9.0%}  "
+                    f"{others or 'none'}"
+                )
+                if any(re.search(r" 5\d\d", key) for key in result["statuses"]):
+                    print("  FAIL: a server error")
+                    failed = True
+                problems = lost_or_doubled(result["committed"], result["unknown"])
+                for problem in problems[:20]:
+                    print(f"  FAIL: {problem}")
+                failed |= bool(problems)
+        finally:
+            processes.stop()
+            broker.flushdb()
+    trouble = replays_clean()
+    print(f"\ncheck_replays: {trouble or 'clean'}")
+    failed |= trouble is not None
+    print(f"total {time.perf_counter() - began:.0f} s")
+    if failed:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""The production shape for the benches: its environment, and its processes started and stopped.
+
+``FAIRDEAL_ENV=production`` with a fresh signing key and secret, Redis for the
+broker and the cache, mail to a folder. Nothing else is overridden, so what a
+bench measures runs on the production defaults (the sweep's interval, the
+database connections' lifetime...).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HOST = "fairdeal.test"
+
+
+def signing_key_pem() -> str:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return (
+        Ed25519PrivateKey.generate()
+        .private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        .decode()
+    )
+
+
+def production_env(redis_url: str, mail_dir: Path) -> dict[str, str]:
+    """What ``FAIRDEAL_ENV=production`` needs on ``DATABASE_URL``, and nothing more."""
+    env = {name: os.environ[name] for name in ("PATH", "HOME", "LANG") if name in os.environ}
+    return {
+        **env,
+        "PYTHONUNBUFFERED": "1",
+        "FAIRDEAL_ENV": "production",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "DATABASE_URL": os.environ["DATABASE_URL"],
+        "ALLOWED_HOSTS": HOST,
+        "CELERY_BROKER_URL": redis_url,
+        "CACHE_URL": redis_url,
+        "FAIRDEAL_SIGNING_KEY": signing_key_pem(),
+        "FAIRDEAL_BASE_URL": f"https://{HOST}",
+        "FAIRDEAL_TRUST_FORWARDED_PROTO": "true",
+        "DEFAULT_FROM_EMAIL": f"Fairdeal <fairdeal@{HOST}>",
+        "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+        "EMAIL_FILE_PATH": str(mail_dir),
+    }
+
+
+def celery_worker(name: str) -> list[str]:
+    """A worker of one process, as ``docs/deploy.md`` runs them (a pool per core is more)."""
+    return [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO",
+            "--concurrency", "1", "-n", f"{name}@%h"]  # fmt: skip
+
+
+def celery_beat() -> list[str]:
+    return [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel=INFO"]
+
+
+def worker_ready(log: Path) -> bool:
+    return " ready." in (log.read_text(errors="replace") if log.exists() else "")
+
+
+class Processes:
+    """Named commands started from ``tree`` with ``env``, each logging to ``logs``; stopped after.
+
+    ``ready`` maps a name to a check that it is serving (a worker's log says
+    "ready", gunicorn answers); the constructor waits for every one.
+    """
+
+    def __init__(
+        self,
+        commands: dict[str, list[str]],
+        tree: Path,
+        env: dict[str, str],
+        logs: Path,
+        ready: dict[str, Callable[[Path], bool]] | None = None,
+        timeout: float = 60.0,
+    ) -> None:
+        self.processes: dict[str, Any] = {}
+        self.logs = {name: logs / f"{name}.log" for name in commands}
+        try:
+            for name, command in commands.items():
+                with self.logs[name].open("wb") as output:
+                    self.processes[name] = subprocess.Popen(
+                        command, cwd=tree, env=env, stdout=output, stderr=subprocess.STDOUT
+                    )
+            give_up = time.monotonic() + timeout
+            for name, check in (ready or {}).items():
+                while not check(self.logs[name]):
+                    self.check()
+                    if time.monotonic() > give_up:
+                        raise SystemExit(f"{name} was not ready after {timeout:g} s")
+                    time.sleep(0.2)
+        except BaseException:
+            self.tails()
+            self.stop()
+            raise
+
+    def check(self) -> None:
+        for name, process in self.processes.items():
+            if process.poll() is not None:
+                self.tails()
+                raise SystemExit(f"{name} exited with {process.returncode}: see {self.logs[name]}")
+
+    def tails(self, lines: int = 30) -> None:
+        for name, log in self.logs.items():
+            if log.exists():
+                tail = "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+                print(f"--- {name} ---\n{tail}")
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            process.terminate()
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=20)
