@@ -234,14 +234,67 @@ def client_process(port: int, pairs: list[tuple[int, tuple[str, str]]], start: f
     }
 
 
-def play(port: int, players: list[tuple[str, str]], count: int, seconds: float) -> dict[str, Any]:
+# -- where the CPU goes --------------------------------------------------------------------
+
+
+def _processes() -> dict[int, tuple[str, int, float]]:
+    """Every process: its name, its parent and the CPU seconds it has used (from /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            text = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1 : text.rindex(")")]
+        fields = text[text.rindex(")") + 2 :].split()
+        found[int(entry)] = (name, int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+    return found
+
+
+def cpu_by_part(roots: dict[str, int]) -> dict[str, float]:
+    """CPU seconds used so far by each started process with its children, and by PostgreSQL's
+    and Redis's processes (a process that ended meanwhile is not counted)."""
+    table = _processes()
+    children: dict[int, list[int]] = {}
+    for pid, (_, parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    used = {}
+    for part, root in roots.items():
+        tree, total = [root], 0.0
+        while tree:
+            pid = tree.pop()
+            total += table[pid][2] if pid in table else 0.0
+            tree += children.get(pid, [])
+        used[part] = total
+    for part, name in (("postgres", "postgres"), ("redis", "redis-server")):
+        used[part] = sum(cpu for comm, _, cpu in table.values() if comm == name)
+    return used
+
+
+def sample_at(moment: float, roots: dict[str, int], into: list[dict[str, float]]) -> None:
+    time.sleep(max(0.0, moment - time.time()))
+    into.append(cpu_by_part(roots))
+
+
+def play(
+    port: int, players: list[tuple[str, str]], count: int, seconds: float, roots: dict[str, int]
+) -> dict[str, Any]:
     pairs = list(enumerate(players[:count]))
     shares = [pairs[n::CLIENT_PROCESSES] for n in range(CLIENT_PROCESSES)]
     start = time.time() + 3 + count * 0.05  # time for every client to make its first table
+    samples: list[dict[str, float]] = []
+    sampler = threading.Thread(
+        target=lambda: [sample_at(at, roots, samples) for at in (start, start + seconds)]
+    )
+    sampler.start()
     with multiprocessing.get_context("spawn").Pool(CLIENT_PROCESSES) as pool:
         parts = pool.starmap(
             client_process, [(port, share, start, seconds) for share in shares if share]
         )
+    sampler.join()
     merged: dict[str, Any] = {"posts": [], "gets": [], "statuses": Counter(), "committed": [],
                               "unknown": [], "cpu": 0.0}  # fmt: skip
     for part in parts:
@@ -249,6 +302,7 @@ def play(port: int, players: list[tuple[str, str]], count: int, seconds: float) 
             merged[key] += part[key]
         merged["statuses"].update(part["statuses"])
         merged["cpu"] += part["cpu"]
+    merged["server_cpu"] = {part: samples[1][part] - samples[0][part] for part in samples[0]}
     return merged
 
 
@@ -399,8 +453,10 @@ def main() -> None:
                 f"\n  {'tables':>6} {'moves/s':>8} {'x pgbench':>9} {'POST p50':>9} "
                 f"{'POST p99':>9} {'GET p50':>8} {'GET p99':>8} {'client CPU':>10}  not 200"
             )
+            costs: list[str] = []
             for count in args.tables:
-                result = play(port, players, count, args.seconds)
+                roots = {name: process.pid for name, process in processes.processes.items()}
+                result = play(port, players, count, args.seconds, roots)
                 processes.check()
                 rate = len(result["committed"]) / args.seconds
                 share = f"{rate / tps:.3f}" if tps else "-"
@@ -412,6 +468,14 @@ def main() -> None:
                     f"{quantile(gets, 0.99) * 1e3:>6.1f}ms {result['cpu'] / args.seconds:>9.0%}  "
                     f"{others or 'none'}"
                 )
+                moves = len(result["committed"]) or 1
+                costs.append(
+                    f"  {count:>6} "
+                    + " ".join(
+                        f"{cpu / moves * 1e3:>8.2f}" for cpu in result["server_cpu"].values()
+                    )
+                    + f" {result['cpu'] / moves * 1e3:>8.2f}"
+                )
                 if any(re.search(r" 5\d\d", key) for key in result["statuses"]):
                     print("  FAIL: a server error")
                     failed = True
@@ -419,6 +483,13 @@ def main() -> None:
                 for problem in problems[:20]:
                     print(f"  FAIL: {problem}")
                 failed |= bool(problems)
+            print("\n  CPU ms per committed move, by process (from /proc, over the timed window):")
+            print(
+                f"  {'tables':>6} "
+                + " ".join(f"{p:>8}" for p in [*roots, "postgres", "redis", "clients"])
+            )
+            for line in costs:
+                print(line)
         finally:
             processes.stop()
             broker.flushdb()

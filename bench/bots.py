@@ -242,7 +242,8 @@ def soak_match(number: int) -> tuple[str, list[str], list[str]]:
     levels = [chooser.choice(LEVELS) for _ in range(seats)]
     seed = hashlib.sha256(f"bench/bots/soak/{number}".encode()).digest()
     _, _, faults = play(ruleset, seats, options, levels, seed)
-    return ruleset.version, levels, faults
+    where = f"soak match {number} ({ruleset.version}, {seats} seats, {options}, {levels})"
+    return ruleset.version, levels, [f"{where}: {fault}" for fault in faults]
 
 
 def soak(pool: Any, matches: int) -> None:

@@ -21,7 +21,10 @@ from games.models import Heartbeat
 
 def record(name: str, at: datetime | None = None) -> None:
     """Record that the periodic work called ``name`` has just completed."""
-    Heartbeat.objects.update_or_create(name=name, defaults={"at": at or timezone.now()})
+    at = at or timezone.now()
+    # One statement once the row exists (every drain records): a read and a write only the first time.
+    if not Heartbeat.objects.filter(name=name).update(at=at):
+        Heartbeat.objects.update_or_create(name=name, defaults={"at": at})
 
 
 def stale_after() -> float:

@@ -28,12 +28,15 @@ app they belong to, imported by that app's ``ready()``::
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -99,14 +102,48 @@ def enqueue_many(items: Sequence[tuple[str, dict[str, Any]]]) -> list[OutboxItem
     return created
 
 
+# While a wake-up is sent and its drain has not begun, another adds nothing: that drain
+# starts after the commit that would send it, so it takes that commit's items too. The
+# mark lives in the shared cache (Redis in production); the drain clears it as it begins.
+# A mark whose drain never came (a lost message) lapses, and beat's drain runs anyway.
+WAKE_PENDING = "outbox:wake-pending"
+WAKE_PENDING_SECONDS = 2
+
+
+def _cache_is_shared() -> bool:
+    """Whether the cache is one that the worker sees too (not one process's own memory)."""
+    backend = settings.CACHES["default"]["BACKEND"]
+    return not backend.endswith(("LocMemCache", "DummyCache"))
+
+
 def wake() -> None:
-    """Ask a worker to drain now. A broker that cannot be reached only delays the work."""
+    """Ask a worker to drain now, unless one already asked for has yet to begin.
+
+    A broker or a cache that cannot be reached only delays the work: beat drains
+    every sweep interval whatever happens here.
+    """
     from games import tasks  # games.tasks imports the services, which import this module
 
+    if _cache_is_shared():
+        try:
+            if not cache.add(WAKE_PENDING, 1, WAKE_PENDING_SECONDS):
+                return
+        except Exception:  # no cache: wake anyway
+            logger.warning("could not mark the outbox's wake-up; sending it anyway", exc_info=True)
     try:
         tasks.drain_outbox.delay()
     except Exception:  # the broker is down: beat's periodic drain will find the items
         logger.warning("could not wake a worker to drain the outbox; beat will", exc_info=True)
+        _woken()  # nothing is pending: the next commit tries again
+
+
+def _woken() -> None:
+    """A drain begins: the next commit's wake-up must be sent."""
+    if _cache_is_shared():
+        try:
+            cache.delete(WAKE_PENDING)
+        except Exception:  # the mark lapses by itself
+            logger.warning("could not clear the outbox's wake-up mark", exc_info=True)
 
 
 def backoff(attempts: int) -> timedelta:
@@ -132,21 +169,35 @@ def _claim(now: datetime, batch: int) -> list[OutboxItem]:
     return items
 
 
-def _run(item: OutboxItem) -> bool:
-    """Do one claimed item; True if it is done, False if it will be tried again."""
-    attempts = item.attempts + 1
-    try:
-        work = HANDLERS[item.kind]
-        work(**item.payload)
-    except Exception as error:
-        logger.exception("outbox item %s failed (try %s)", item.pk, attempts)
-        OutboxItem.objects.filter(pk=item.pk).update(
-            due_at=timezone.now() + backoff(attempts),
-            last_error=f"{type(error).__name__}: {error}"[:2000],
-        )
-        return False
-    OutboxItem.objects.filter(pk=item.pk).update(done_at=timezone.now(), last_error="")
-    return True
+def _run(items: list[OutboxItem]) -> int:
+    """Do a claimed batch; returns how many items are done (the rest will be tried again).
+
+    Items of the same kind and payload are done once: a handler is idempotent and
+    does what the state asks for when it runs, and every one of them had committed
+    before the batch was claimed, so one run does all that each would. The items
+    done are marked in one write at the end; a worker that dies before it leaves
+    them to run again once their lease is out, which idempotence makes harmless.
+    """
+    alike: dict[tuple[str, str], list[OutboxItem]] = {}
+    for item in items:
+        alike.setdefault((item.kind, json.dumps(item.payload, sort_keys=True)), []).append(item)
+    done: list[int] = []
+    for same in alike.values():
+        item = same[0]
+        try:
+            HANDLERS[item.kind](**item.payload)
+        except Exception as error:
+            attempts = max(other.attempts for other in same) + 1
+            logger.exception("outbox item %s failed (try %s)", item.pk, attempts)
+            OutboxItem.objects.filter(pk__in=[other.pk for other in same]).update(
+                due_at=timezone.now() + backoff(attempts),
+                last_error=f"{type(error).__name__}: {error}"[:2000],
+            )
+            continue
+        done += [other.pk for other in same]
+    if done:
+        OutboxItem.objects.filter(pk__in=done).update(done_at=timezone.now(), last_error="")
+    return len(done)
 
 
 def drain(*, batch: int = BATCH, limit: int | None = None, seconds: float | None = None) -> int:
@@ -158,13 +209,13 @@ def drain(*, batch: int = BATCH, limit: int | None = None, seconds: float | None
     waits behind it (beat's sweep shares its queue), so a backlog of mail
     never holds the deadlines back. Safe to run in any number of workers at once.
     """
+    _woken()
     give_up = None if seconds is None else time.monotonic() + seconds
     done = 0
     while limit is None or done < limit:
         now = timezone.now()
         items = _claim(now, batch if limit is None else min(batch, limit - done))
-        for item in items:
-            done += _run(item)
+        done += _run(items)
         if len(items) < batch:
             break
         if give_up is not None and time.monotonic() >= give_up:

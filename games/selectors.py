@@ -58,6 +58,15 @@ def _seats(table: Table, counts: list[int] | None, totals: list[int] | None) -> 
     ]
 
 
+def host_name(table: Table) -> str:
+    """The host's username, from the seat the host holds (seat 0, from the creation on):
+    the seats are read with their players anyway, so the host needs no join of its own."""
+    for seat in table.seats.all():
+        if seat.user_id == table.created_by_id:
+            return seat.user.username
+    return table.created_by.username
+
+
 def seat_names(table: Table) -> Callable[[int], str]:
     """How the text forms call each seat: its player's name, "a bot", or "seat 2" while empty."""
     names = {seat.number: seat.name for seat in table.seats.all()}
@@ -114,7 +123,7 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         "rated": table.rated,
         "options": table.options,
         "bot_fill": _bot_fill(table),
-        "created_by": table.created_by.username,
+        "created_by": host_name(table),
         "created_at": iso(table.created_at),
         "started_at": iso(table.started_at),
         "finished_at": iso(table.finished_at),
@@ -149,8 +158,8 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
 
 
 def with_seats(tables: QuerySet[Table]) -> QuerySet[Table]:
-    """Tables with their host, and their seats in order with their players: two queries."""
-    return tables.select_related("created_by").prefetch_related(
+    """Tables with their seats in order, with their players (the host among them): two queries."""
+    return tables.prefetch_related(
         Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("number"))
     )
 
@@ -171,7 +180,7 @@ def table_summary(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[
         "rated": table.rated,
         "options": table.options,
         "bot_fill": _bot_fill(table),
-        "created_by": table.created_by.username,
+        "created_by": host_name(table),
         "created_at": iso(table.created_at),
         "to_act": list(table.to_act),
         "deadline": iso(table.deadline_at),

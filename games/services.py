@@ -110,8 +110,8 @@ def load_state(table: Table) -> GameState:
 def _lock(table_id: int, *, for_view: bool = False) -> Table:
     """The table's row, locked for this transaction.
 
-    ``for_view`` also reads what its view shows (the host, the seats and their
-    players) in the same two queries, so that a write answered with the view
+    ``for_view`` also reads what its view shows (the seats and their players) in
+    the same two queries, so that a write answered with the view
     needs not read them again: seats change only under this lock, so they are
     current until the commit, and the write keeps them so in memory.
     """
@@ -681,7 +681,7 @@ def move_apply(*, table_id: int, user: AbstractBaseUser, version: int, action: A
 
     A move that arrives at or past a deadline loses: the late seat forfeits (and
     that is committed), and the caller is told so. Returns the table as locked and
-    written, its host and seats read with it and current: ready for its view.
+    written, its seats and their players read with it and current: ready for its view.
     """
     with transaction.atomic():
         table, seat = _playing_table(table_id, user)
@@ -721,7 +721,7 @@ def bot_move_apply(*, table_id: int, seat: int, version: int, action: Any) -> bo
 def table_resign(*, table_id: int, user: AbstractBaseUser) -> Table:
     """Resign, on one's turn or not: the seat finishes last and the game ends.
 
-    Returns the table as locked and written, with its host and seats (as :func:`move_apply`).
+    Returns the table as locked and written, with its seats (as :func:`move_apply`).
     """
     with transaction.atomic():
         table, seat = _playing_table(table_id, user)

@@ -56,7 +56,7 @@ def _written(
     A refusal that stands written (a late move's forfeit) commits, then is answered.
 
     ``current``: the service returns the table as it locked and wrote it, with its
-    host and seats (a move, a resignation), so the view is made from it instead of
+    seats and their players (a move, a resignation), so the view is made from it instead of
     reading the table again.
     """
     refusal: services.RefusedAfterWriting | None = None

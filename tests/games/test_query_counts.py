@@ -12,9 +12,9 @@ pytestmark = pytest.mark.django_db
 
 # What each request costs today, its token already known (accounts.authentication caches
 # it after the first request); a change that adds a query per request shows here.
-# The view: the table with its host, its seats, the contributions, the recent moves.
+# The view: the table, its seats with their players, the contributions, the recent moves.
 TABLE_VIEW = 4
-# A move: two savepoints, the table locked with its host, its seats, the move, the seats'
+# A move: two savepoints, the table locked, its seats with their players, the move, the seats'
 # deadlines, the table, the outbox, a savepoint released; then the view's contributions
 # and recent moves (the table and seats are those just written), and the last release.
 MOVE = 12

@@ -232,7 +232,7 @@ def test_on_the_embedded_broker_a_backlog_does_not_hold_back_a_one_second_sweep(
         assert table.finished_at - due <= MAX_LATENESS, table.finished_at - due
 
 
-BOTS_REDIS_URL = "redis://127.0.0.1:6379/10"
+BOTS_REDIS_URL = "redis://127.0.0.1:6379/13"  # its own: tests/test_production_e2e.py has 10 and 11
 BOT_MATCH_TIMEOUT = 180.0
 
 
