@@ -56,6 +56,7 @@ bench: install
 	$(BIN)/python bench/deadlines.py
 	$(BIN)/python bench/broker.py
 	$(BIN)/python bench/ratings.py
+	$(BIN)/python bench/api.py
 
 check-replays: install
 	$(BIN)/python manage.py check_replays

@@ -354,7 +354,7 @@ FAIRDEAL_RATING_PAIR_MIN_TABLES = env.int("FAIRDEAL_RATING_PAIR_MIN_TABLES", def
 FAIRDEAL_RATING_PAIR_SHARE = env.float("FAIRDEAL_RATING_PAIR_SHARE", default=0.9)
 # How often Celery beat sweeps for passed deadlines, in seconds: while the sweeps keep up,
 # a timeout lands within about this long of its deadline (docs/deadlines.md).
-FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=1.0)
+FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=0.5)
 # How many sweeps beat's one may become when many tables are late: itself and helpers on
 # other workers, each settling other batches (games.tasks.sweep_deadlines).
 FAIRDEAL_SWEEP_FANOUT = env.int("FAIRDEAL_SWEEP_FANOUT", default=4)

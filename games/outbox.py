@@ -35,8 +35,6 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -102,48 +100,14 @@ def enqueue_many(items: Sequence[tuple[str, dict[str, Any]]]) -> list[OutboxItem
     return created
 
 
-# While a wake-up is sent and its drain has not begun, another adds nothing: that drain
-# starts after the commit that would send it, so it takes that commit's items too. The
-# mark lives in the shared cache (Redis in production); the drain clears it as it begins.
-# A mark whose drain never came (a lost message) lapses, and beat's drain runs anyway.
-WAKE_PENDING = "outbox:wake-pending"
-WAKE_PENDING_SECONDS = 2
-
-
-def _cache_is_shared() -> bool:
-    """Whether the cache is one that the worker sees too (not one process's own memory)."""
-    backend = settings.CACHES["default"]["BACKEND"]
-    return not backend.endswith(("LocMemCache", "DummyCache"))
-
-
 def wake() -> None:
-    """Ask a worker to drain now, unless one already asked for has yet to begin.
-
-    A broker or a cache that cannot be reached only delays the work: beat drains
-    every sweep interval whatever happens here.
-    """
+    """Ask a worker to drain now. A broker that cannot be reached only delays the work."""
     from games import tasks  # games.tasks imports the services, which import this module
 
-    if _cache_is_shared():
-        try:
-            if not cache.add(WAKE_PENDING, 1, WAKE_PENDING_SECONDS):
-                return
-        except Exception:  # no cache: wake anyway
-            logger.warning("could not mark the outbox's wake-up; sending it anyway", exc_info=True)
     try:
         tasks.drain_outbox.delay()
     except Exception:  # the broker is down: beat's periodic drain will find the items
         logger.warning("could not wake a worker to drain the outbox; beat will", exc_info=True)
-        _woken()  # nothing is pending: the next commit tries again
-
-
-def _woken() -> None:
-    """A drain begins: the next commit's wake-up must be sent."""
-    if _cache_is_shared():
-        try:
-            cache.delete(WAKE_PENDING)
-        except Exception:  # the mark lapses by itself
-            logger.warning("could not clear the outbox's wake-up mark", exc_info=True)
 
 
 def backoff(attempts: int) -> timedelta:
@@ -209,7 +173,6 @@ def drain(*, batch: int = BATCH, limit: int | None = None, seconds: float | None
     waits behind it (beat's sweep shares its queue), so a backlog of mail
     never holds the deadlines back. Safe to run in any number of workers at once.
     """
-    _woken()
     give_up = None if seconds is None else time.monotonic() + seconds
     done = 0
     while limit is None or done < limit:

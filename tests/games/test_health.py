@@ -47,7 +47,7 @@ def test_no_sweep_ever_is_a_dead_beat_and_answers_503() -> None:
         "ok": False,
         "last": None,
         "age_seconds": None,
-        "interval_seconds": pytest.approx(1.0),
+        "interval_seconds": pytest.approx(0.5),
         "stale_after_seconds": pytest.approx(10.0),
     }
 

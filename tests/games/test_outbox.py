@@ -347,52 +347,6 @@ def test_a_drain_with_a_time_limit_stops_after_a_batch_and_wakes_a_worker_for_th
     assert done_kinds == ["noop"] * 5
 
 
-@pytest.fixture
-def published(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Wake-ups sent to the broker (and not run)."""
-    sent: list[int] = []
-    monkeypatch.setattr(tasks.drain_outbox, "delay", lambda: sent.append(1))
-    return sent
-
-
-def test_while_a_wake_up_waits_for_its_drain_no_other_is_sent(published: list[int]) -> None:
-    for _ in range(3):
-        outbox.wake()
-    assert published == [1]
-    outbox.drain()  # the drain begins: whatever commits next must wake another
-    outbox.wake()
-    outbox.wake()
-    assert published == [1, 1]
-
-
-def test_a_wake_up_mark_lapses_if_its_drain_never_comes(
-    published: list[int], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(outbox, "WAKE_PENDING_SECONDS", 1)
-    outbox.wake()
-    outbox.wake()
-    assert published == [1]
-    time.sleep(1.2)
-    outbox.wake()
-    assert published == [1, 1]
-
-
-def test_without_a_shared_cache_every_commit_wakes_a_worker(
-    published: list[int], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """One process's memory is not seen by the worker, which could never clear the mark."""
-    monkeypatch.setattr(outbox, "_cache_is_shared", lambda: False)
-    for _ in range(3):
-        outbox.wake()
-    assert published == [1, 1, 1]
-
-
-def test_a_wake_up_that_could_not_be_sent_leaves_no_mark(broker_down: list[int]) -> None:
-    outbox.wake()
-    outbox.wake()
-    assert broker_down == [1, 1]
-
-
 def test_items_alike_claimed_together_are_done_by_one_run(monkeypatch: pytest.MonkeyPatch) -> None:
     runs: list[int] = []
     monkeypatch.setitem(outbox.HANDLERS, "test.count", lambda n: runs.append(n))

@@ -254,6 +254,10 @@ def test_a_person_and_three_bots_play_crazy_eights_through_the_api_the_worker_mo
     broker.flushdb()
     was = app.conf.broker_url, app.conf.task_always_eager
     app.conf.broker_url, app.conf.task_always_eager = BOTS_REDIS_URL, False
+    # Connections are pooled: start from none, so that the wake-ups go to this broker and
+    # not to one an earlier test of this process left the pool dialled to.
+    monkeypatch.setattr(app, "_pool", None, raising=False)
+    monkeypatch.setattr(app.amqp, "_producer_pool", None, raising=False)
     env = {
         **os.environ,
         "DATABASE_URL": _test_database_url(),
