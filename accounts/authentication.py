@@ -17,6 +17,7 @@ cannot be reached, the token is looked up in the database as before.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import re
@@ -39,6 +40,7 @@ def _cache_key(key: str) -> str:
     return "auth-token:" + hashlib.sha256(key.encode()).hexdigest()
 
 
+@functools.cache
 def _user_fields() -> list[str]:
     """The user's columns that are cached: all but the password hash."""
     return [f.attname for f in get_user_model()._meta.concrete_fields if f.attname != "password"]

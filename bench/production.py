@@ -21,18 +21,10 @@ HOST = "fairdeal.test"
 
 
 def signing_key_pem() -> str:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    """A fresh Ed25519 signing key, as ``FAIRDEAL_SIGNING_KEY`` takes it."""
+    from fairplay.signing import generate_private_key, private_key_to_pem
 
-    return (
-        Ed25519PrivateKey.generate()
-        .private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-        .decode()
-    )
+    return private_key_to_pem(generate_private_key()).decode()
 
 
 def production_env(redis_url: str, mail_dir: Path) -> dict[str, str]:

@@ -30,9 +30,9 @@ from urllib.parse import quote
 
 import pytest
 import redis
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.db import connection
+
+from fairplay.signing import generate_private_key, private_key_to_pem
 
 REPO = Path(__file__).resolve().parents[1]
 BROKER = "redis://127.0.0.1:6379/10"
@@ -79,18 +79,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def signing_key_pem() -> str:
-    return (
-        Ed25519PrivateKey.generate()
-        .private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-        .decode()
-    )
 
 
 class Site:
@@ -143,7 +131,7 @@ def production(tmp_path: Path) -> Iterator[dict[str, Any]]:
         "ALLOWED_HOSTS": HOST,
         "CELERY_BROKER_URL": BROKER,
         "CACHE_URL": CACHE,
-        "FAIRDEAL_SIGNING_KEY": signing_key_pem(),
+        "FAIRDEAL_SIGNING_KEY": private_key_to_pem(generate_private_key()).decode(),
         "FAIRDEAL_BASE_URL": f"https://{HOST}",
         "DEFAULT_FROM_EMAIL": f"Fairdeal <fairdeal@{HOST}>",
         "FAIRDEAL_TRUST_FORWARDED_PROTO": "true",
