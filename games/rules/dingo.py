@@ -153,10 +153,6 @@ word(
         "{card} has no part in the Ace hunt: answer with AC, AS or the Ace rabbit AD",
         ", but {card} has no part in the Ace hunt",
     ),
-    dingo_no_wolves=Wording(
-        "the dingo player may not play wolves; only the Ace rabbit, once both ace wolves are down",
-        ", but the dingo player may not play wolves",
-    ),
     rabbit_after_wolves=Wording(
         "the Ace rabbit goes down only after both ace wolves (AC and AS), or with them",
         ", but the Ace rabbit goes down only after both ace wolves, or with them",
@@ -386,8 +382,6 @@ class DingoState(GameState):
                 return Refusal("not_a_wolf", {"card": card, "rabbit": rank + "D", "wolves": wolves})
             if owed == ACES and card not in (*ACE_WOLVES, ACE_RABBIT):
                 return Refusal("not_an_ace", {"card": card})
-        if owed == ACES and self.asked == SEATS and set(cards) & set(ACE_WOLVES):
-            return Refusal("dingo_no_wolves")
         if ACE_RABBIT in cards and not set(ACE_WOLVES) <= {*self._played(), *cards}:
             return Refusal("rabbit_after_wolves")
         order = [card for card in (*wolves_of(rank), ACE_RABBIT) if card in cards]
