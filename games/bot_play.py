@@ -41,7 +41,7 @@ logger = logging.getLogger(__name__)
 STEPS_PER_RUN = 100
 
 
-@outbox.handler(services.BOT_MOVE)
+@outbox.handler(services.BOT_MOVE, urgent=True)
 def play(table_id: int) -> int:
     """Let the table's bots act until none has anything to do; returns how many actions."""
     for moved in range(STEPS_PER_RUN):

@@ -6,9 +6,14 @@ commits with the write or not at all: no broker call stands between the commit
 and the answer to the client, and a broker outage delays the work but loses
 none of it.
 
-After the commit, the worker is woken to :func:`drain` the outbox at once
-(``games.drain_outbox``); if that wake-up cannot be sent, beat's periodic
-drain finds the item anyway. Draining claims a batch with
+Beat drains the outbox every ``FAIRDEAL_SWEEP_SECONDS`` (``games.drain_outbox``),
+so every item is done within about an interval of its commit, in batches.
+Work somebody sits waiting for (a bot's move) is *urgent*: after its commit
+a worker is also woken to :func:`drain` at once; if that wake-up cannot be
+sent, beat's drain finds the item anyway. Mail and ratings wait for beat: a
+wake-up per move cost the web process a broker round trip and the worker a
+drain task of its own per item, for mail that nobody reads within half a
+second (``docs/speed.md``). Draining claims a batch with
 ``SELECT ... FOR UPDATE SKIP LOCKED`` and moves each claimed item's
 ``due_at`` a lease ahead, so several workers share the work and an item a
 dead worker held is tried again when its lease runs out. A handler that
@@ -22,6 +27,9 @@ app they belong to, imported by that app's ``ready()``::
 
     @outbox.handler("games.notify")
     def _notify(table_id: int) -> None: ...
+
+    @outbox.handler("games.bot_move", urgent=True)
+    def _bot_move(table_id: int) -> None: ...
 
     outbox.enqueue("games.notify", table_id=table.pk)
 """
@@ -46,6 +54,8 @@ logger = logging.getLogger(__name__)
 
 Handler = Callable[..., Any]
 HANDLERS: dict[str, Handler] = {}
+# The kinds whose items wake a worker as soon as they commit (the rest wait for beat).
+URGENT: set[str] = set()
 
 # How long a claimed item is left to the worker that claimed it.
 LEASE = timedelta(minutes=5)
@@ -57,13 +67,16 @@ BATCH = 50
 KEEP_DONE = timedelta(days=7)
 
 
-def handler(kind: str) -> Callable[[Handler], Handler]:
-    """Register the function that does the work of items of ``kind``."""
+def handler(kind: str, *, urgent: bool = False) -> Callable[[Handler], Handler]:
+    """Register the function that does the work of items of ``kind``; ``urgent`` items wake
+    a worker when they commit, the others are done by beat's next drain."""
 
     def register(function: Handler) -> Handler:
         if kind in HANDLERS and HANDLERS[kind] is not function:
             raise ValueError(f"outbox kind {kind!r} has a handler already")
         HANDLERS[kind] = function
+        if urgent:
+            URGENT.add(kind)
         return function
 
     return register
@@ -73,17 +86,18 @@ def enqueue(kind: str, **payload: Any) -> OutboxItem:
     """Record work to do once the surrounding transaction commits.
 
     ``payload`` is JSON: ids, not objects. Outside a transaction the item
-    commits at once and the worker is woken at once.
+    commits at once. An urgent kind wakes a worker once it has committed.
     """
     if kind not in HANDLERS:
         raise ValueError(f"no outbox handler for {kind!r}")
     item = OutboxItem.objects.create(kind=kind, payload=payload, due_at=timezone.now())
-    transaction.on_commit(wake, robust=True)
+    if kind in URGENT:
+        transaction.on_commit(wake, robust=True)
     return item
 
 
 def enqueue_many(items: Sequence[tuple[str, dict[str, Any]]]) -> list[OutboxItem]:
-    """:func:`enqueue` each ``(kind, payload)``, in one insert and with one wake-up.
+    """:func:`enqueue` each ``(kind, payload)``, in one insert and with at most one wake-up.
 
     The items are written in the order given (a batch of timeouts: each
     table's rating, then its mail, as one ending at a time would write them).
@@ -95,7 +109,7 @@ def enqueue_many(items: Sequence[tuple[str, dict[str, Any]]]) -> list[OutboxItem
     created = OutboxItem.objects.bulk_create(
         OutboxItem(kind=kind, payload=payload, due_at=now) for kind, payload in items
     )
-    if created:
+    if any(kind in URGENT for kind, _ in items):
         transaction.on_commit(wake, robust=True)
     return created
 

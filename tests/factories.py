@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import random
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -29,7 +30,7 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient
 
 from accounts.models import EmailVerification
-from games import services
+from games import outbox, services
 from games.models import Move, Table
 from games.rules.chance import SEED_BYTES, commitment
 
@@ -152,6 +153,16 @@ def finished_table(
         Table.objects.filter(pk=table.pk).update(**changes)
         table.refresh_from_db()
     return table
+
+
+@contextmanager
+def then_drained(capture_on_commit_callbacks: Any) -> Iterator[None]:
+    """Commit the block's writes (running their on-commit callbacks, as a real commit
+    does), then drain the outbox as beat's next tick does: mail waits for that tick,
+    only urgent work (a bot's move) wakes a worker at the commit."""
+    with capture_on_commit_callbacks(execute=True):
+        yield
+    outbox.drain()
 
 
 def body(response: Response) -> Any:

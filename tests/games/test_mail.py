@@ -13,11 +13,11 @@ from django.core import mail
 from django.utils import timezone
 
 from accounts.models import MailPreferences
-from games import notifications, services
+from games import notifications, outbox, services
 from games.models import Notice, Seat, Table
 from games.rules import Event, find_ruleset
 from games.selectors import seat_names
-from tests.factories import at_once, make_users, started_table
+from tests.factories import at_once, make_users, started_table, then_drained
 
 pytestmark = pytest.mark.django_db
 
@@ -104,7 +104,7 @@ def assert_no_secrets(outbox: list[mail.EmailMessage], *tables: Table) -> None:
 def test_the_deal_mails_the_first_seat_to_act_its_turn(
     players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any
 ) -> None:
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         table = started_table(*players)
 
     user = to_act_user(table)
@@ -129,7 +129,7 @@ def test_a_move_mails_the_next_seat_its_turn(
     table = started_table(*players)
     first = to_act_user(table)
 
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         play_until_the_turn_passes(table)
 
     second = to_act_user(table)
@@ -156,7 +156,7 @@ def test_no_your_turn_mail_goes_to_a_player_who_turned_it_off(
     for player in players:
         turn_off(player, "your_turn")
 
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         table = started_table(*players)
         play_until_the_turn_passes(table)
 
@@ -167,7 +167,7 @@ def test_no_your_turn_mail_goes_to_a_player_who_turned_it_off(
 def test_the_same_turn_is_mailed_once_however_often_notify_runs(
     players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any
 ) -> None:
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         table = started_table(*players)
 
     assert notifications.notify(table.pk) == 0
@@ -182,7 +182,7 @@ def test_a_player_without_an_email_address_gets_no_mail_and_nothing_breaks(
         player.email = ""
         player.save()
 
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         started_table(*players)
 
     assert mailoutbox == []
@@ -266,7 +266,7 @@ def test_a_resignation_mails_game_over_to_every_player_once(
     alice, bob = players
     table = started_table(alice, bob)
 
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         services.table_resign(table_id=table.pk, user=alice)
     notifications.notify(table.pk)
     notifications.notify(table.pk)
@@ -292,9 +292,9 @@ def test_a_timeout_in_the_sweep_mails_game_over_to_every_player_once(
     late = to_act_user(table)
     expire(table)
 
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         assert services.sweep_deadlines() == [table.pk]
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         assert services.sweep_deadlines() == []
     notifications.notify(table.pk)
 
@@ -315,7 +315,7 @@ def test_a_move_past_the_deadline_mails_game_over_not_your_turn(
     action = services.load_state(table).legal_actions(table.to_act[0])[0]
 
     with (
-        django_capture_on_commit_callbacks(execute=True),
+        then_drained(django_capture_on_commit_callbacks),
         pytest.raises(services.DeadlinePassed),
     ):
         services.move_apply(table_id=table.pk, user=late, version=table.version, action=action)
@@ -333,7 +333,7 @@ def test_no_game_over_mail_goes_to_a_player_who_turned_it_off(
     table = started_table(alice, bob)
     turn_off(bob, "game_over")
 
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         services.table_resign(table_id=table.pk, user=alice)
 
     assert [m.to for m in mailoutbox] == [[alice.email]]
@@ -343,15 +343,15 @@ def test_a_whole_match_of_mail_shows_no_card_and_no_seed(
     mailoutbox: list, django_capture_on_commit_callbacks: Any
 ) -> None:
     players = make_users("alice", "bob", "charlie")
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         table = started_table(*players, seed=b"mail")
     for _ in range(6):
-        with django_capture_on_commit_callbacks(execute=True):
+        with then_drained(django_capture_on_commit_callbacks):
             play_until_the_turn_passes(table)
         now = timezone.now()
         set_deadline(table, now + timedelta(seconds=5))
         notifications.send_reminders(now)
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         services.table_resign(table_id=table.pk, user=players[1])
 
     kinds = set(Notice.objects.filter(table=table).values_list("kind", flat=True))
@@ -381,6 +381,7 @@ def test_a_late_move_racing_the_sweep_ends_the_game_once_with_one_mail_each(
         ),
         services.sweep_deadlines,
     )
+    outbox.drain()  # as beat's next tick does
 
     # Whoever took the lock first ended the game; the move lost either way.
     assert isinstance(results[0], (services.DeadlinePassed, services.GameFinished)), results
@@ -419,7 +420,7 @@ def test_a_cancelled_table_mails_those_who_joined_but_not_the_host(
     for player in (bob, carol):
         services.table_join(table_id=table.pk, user=player)
 
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         services.table_cancel(table_id=table.pk, user=alice)
     notifications.notify(table.pk)  # asked again: nobody is mailed twice
 
@@ -439,7 +440,7 @@ def test_an_expired_table_mails_everyone_seated_host_included(
     services.table_join(table_id=table.pk, user=bob)
     later = timezone.now() + timedelta(days=3)
 
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         assert services.expire_open_tables(now=later) == [table.pk]
 
     assert sorted(m.to[0] for m in mailoutbox) == sorted([alice.email, bob.email])
@@ -454,7 +455,7 @@ def test_no_cancellation_mail_goes_to_a_player_who_turned_game_over_mail_off(
     services.table_join(table_id=table.pk, user=bob)
     turn_off(bob, "game_over")
 
-    with django_capture_on_commit_callbacks(execute=True):
+    with then_drained(django_capture_on_commit_callbacks):
         services.table_cancel(table_id=table.pk, user=alice)
 
     assert mailoutbox == []

@@ -42,8 +42,13 @@ def players() -> list[Any]:
 
 @pytest.fixture
 def broker_down(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every wake-up of a worker fails as it does when the broker cannot be reached."""
+    """Every wake-up of a worker fails as it does when the broker cannot be reached.
+
+    Every kind is made urgent, so that each write here tries to wake a worker
+    (in production only a bot's move does; mail waits for beat's drain).
+    """
     tries: list[int] = []
+    monkeypatch.setattr(outbox, "URGENT", set(outbox.HANDLERS))
 
     def unreachable(*args: Any, **kwargs: Any) -> None:
         tries.append(1)
@@ -306,6 +311,7 @@ def test_a_real_publish_to_a_broker_that_is_down_only_delays_the_mail(
     table = started_table(*players)
     OutboxItem.objects.update(done_at=timezone.now())
     user, view = first_player_to_act(table)
+    monkeypatch.setattr(outbox, "URGENT", {"games.notify"})  # so that the move wakes a worker
     monkeypatch.setitem(app.conf, "task_always_eager", False)
     monkeypatch.setitem(app.conf, "broker_url", "redis://127.0.0.1:1/0")
     monkeypatch.setitem(app.conf, "broker_write_url", "redis://127.0.0.1:1/0")
