@@ -1,0 +1,47 @@
+"""The shared cache: Django's Redis cache, one Redis client per pool (config/cache.py)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.core.cache import caches
+
+from config.cache import RedisCache
+
+
+@pytest.fixture
+def redis_cache() -> RedisCache:
+    cache = caches["default"]
+    if not isinstance(cache, RedisCache):
+        pytest.fail("the tests run with CACHE_URL=redis://... (make test does)")
+    return cache
+
+
+def test_every_cache_call_uses_the_one_client_of_its_pool(redis_cache: RedisCache) -> None:
+    client = redis_cache._cache.get_client()
+    assert redis_cache._cache.get_client(write=True) is client
+    assert redis_cache._cache.get_client("some key") is client
+
+
+def test_the_shared_client_counts_and_keeps_values_from_many_threads(
+    redis_cache: RedisCache,
+) -> None:
+    key = "test-cache-shared-client"
+    redis_cache.set(key, 0, 30)
+    redis_cache.set(key + "-value", {"a": [1, 2]}, 30)
+
+    def count() -> None:
+        for _ in range(50):
+            redis_cache.incr(key)
+
+    threads = [threading.Thread(target=count) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert redis_cache.get(key) == 200
+    assert redis_cache.get(key + "-value") == {"a": [1, 2]}
+    redis_cache.delete_many([key, key + "-value"])
+    assert redis_cache.get(key) is None
