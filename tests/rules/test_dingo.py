@@ -16,12 +16,14 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from games.rules import GameOver, IllegalAction, InvalidOptions, NotYourTurn
 from games.rules.base import STANDARD_PACK, Event
+from games.rules.chance import SeededChance, game_seed
 from games.rules.dingo import (
     HUNT,
     PACK,
@@ -257,6 +259,19 @@ def test_the_cards_are_dealt_one_at_a_time_to_the_left_ten_each() -> None:
     for seat in range(4):
         assert state.hands[seat] == [PACK[k] for k in range(40) if (1 + 1 + k) % 4 == seat]
     assert state.card_counts() == [10, 10, 10, 10]
+
+
+def test_the_deal_of_the_fairplay_pages_vector_gives_the_hands_the_page_states() -> None:
+    # docs/fairplay.md, 16.11: the all-zero seed; its vector is checked by tests/fairplay.
+    state, events = RULES.new_game(4, {}, SeededChance(game_seed(bytes(32))))
+    assert isinstance(state, DingoState)
+    page = Path(__file__).resolve().parents[2] / "docs" / "fairplay.md"
+    text = re.sub(r"\s+", " ", page.read_text(encoding="utf-8"))
+    assert state.dealer == 2 and state.chance_seq == 2
+    assert events[1].chance is not None and events[1].chance["outcome"][0] == "8C"
+    for seat in range(4):
+        assert f"seat {seat} `{' '.join(state.hands[seat])}`" in text, seat
+    assert "8C" in state.hands[3]
 
 
 def test_the_dealer_is_south_its_left_west_then_north_then_east() -> None:
