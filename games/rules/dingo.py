@@ -618,6 +618,8 @@ class DingoState(GameState):
             assert self.rank is not None
             hunt = {
                 "rank": self.rank,
+                # The rabbit in the middle; the Ace rabbit is in a hand until played.
+                "rabbit": self.rabbits[0] if self.rank != "A" else None,
                 "dingo": self.dingo,
                 "dingo_card": self.rank + "H",
                 "answers": [{"seat": seat, "cards": cards} for seat, *cards in self.answers],

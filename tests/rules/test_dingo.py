@@ -467,6 +467,7 @@ def test_the_player_holding_the_dingo_must_play_it_and_the_engine_plays_it_at_on
     view = state.view(None)
     assert view["hunt"] == {
         "rank": "2",
+        "rabbit": "2D",
         "dingo": 2,
         "dingo_card": "2H",
         "answers": [],
@@ -607,6 +608,7 @@ def test_the_ace_dingo_is_played_alone_and_each_from_its_left_may_play_ace_wolve
     state, chance, events = hunt_table([["AH"], ["AC", "AS"], [], ["AD"]])
     assert public(events, "dingo")[-1] == {"type": "dingo", "seat": 0, "card": "AH"}
     assert state.view(None)["phase"] == "ace_hunt"
+    assert state.view(None)["hunt"]["rabbit"] is None  # the Ace rabbit is in a hand
     assert state.to_act == (WEST,)
     assert state.legal_actions(WEST) == [aces(), aces("AC"), aces("AS"), aces("AC", "AS")]
     act(state, chance, WEST, aces("AC", "AS"))
@@ -916,6 +918,7 @@ def test_the_view_says_whose_answer_is_awaited_and_shows_the_answers_so_far() ->
     hunt = state.view(WEST)["hunt"]
     assert hunt == {
         "rank": "Q",
+        "rabbit": "QD",
         "dingo": 1,
         "dingo_card": "QH",
         "answers": [{"seat": 2, "cards": ["QS"]}],
