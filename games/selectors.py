@@ -6,19 +6,25 @@ which asks the engine for the caller's view. The raw state never leaves here.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any, NamedTuple
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import connection, models
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.urls import reverse
 
 from config.errors import ServiceError
+from fairplay.models import Contribution
 from fairplay.services import contributions_of, receipt_view
-from games.models import Seat, Table
+from games.models import Move, Seat, Table
 from games.rules import Event, Ruleset, find_ruleset
 from games.rules.words import seat_name
 
@@ -73,14 +79,11 @@ def seat_names(table: Table) -> Callable[[int], str]:
     return lambda number: names.get(number) or seat_name(number)
 
 
-def recent_events(
-    table: Table, seat: int | None, ruleset: Ruleset, limit: int = RECENT_MOVES
-) -> list[dict]:
+def recent_events(table: Table, seat: int | None, ruleset: Ruleset) -> list[dict]:
     """The last moves as ``seat`` may see them, each event also in the game's own words."""
-    moves = list(table.moves.order_by("-seq")[:limit])
     names = seat_names(table)
     recent = []
-    for move in reversed(moves):
+    for move in table.shown_moves:
         # As ``seat`` may see each: public, plus its own private part; never a chance outcome.
         events = [Event.from_json(event).for_seat(seat) for event in move.events]
         recent.append(
@@ -110,7 +113,10 @@ def cancelled_view(table: Table) -> dict[str, Any] | None:
 
 
 def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str, Any]:
-    """The table as ``user`` may see it: their own hand, never anybody else's."""
+    """The table as ``user`` may see it: their own hand, never anybody else's.
+
+    ``table`` comes from :func:`table_for_view` (or a write that locked it so).
+    """
     seat = seat_of(table, user)
     data: dict[str, Any] = {
         "id": table.pk,
@@ -133,7 +139,7 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         "you": None,
         "legal_actions": [],
         "board": None,
-        "contributions": [receipt_view(c) for c in contributions_of(table)],
+        "contributions": table.shown_receipts,
         "verify_url": reverse("table-verify", args=[table.pk]),
         "record_url": reverse("table-record", args=[table.pk]),
         "result": table.result,
@@ -306,5 +312,116 @@ def my_cancelled_tables(
     return [table_summary(t, user) for t in ordered]
 
 
-def table_for_view(table_id: int) -> Table | None:
-    return with_seats(Table.objects.filter(pk=table_id)).first()
+# -- one table with everything its view shows ------------------------------------------
+
+
+class ShownMove(NamedTuple):
+    """One of the last moves, as a table's view shows it."""
+
+    seq: int
+    seat: int | None
+    created_at: datetime
+    events: list[dict[str, Any]]
+
+
+def show_move(move: Move) -> ShownMove:
+    return ShownMove(move.seq, move.seat, move.created_at, move.events)
+
+
+def table_for_view(table_id: int, *, lock: bool = False) -> Table | None:
+    """The table with all its view shows: its seats with their players (``table.seats.all()``),
+    its last :data:`RECENT_MOVES` moves (``table.shown_moves``, oldest first) and the
+    receipts of its seed's contributions (``table.shown_receipts``); None if there is none.
+
+    ``lock``: the table's row is locked for the surrounding transaction (seats,
+    moves and contributions change only under that lock, so all of it stays
+    current until the commit; a write keeps it so in memory).
+
+    On PostgreSQL one statement reads all of it (each ORM query cost more Python than
+    the database's whole work: ``docs/speed.md``); elsewhere (the embedded SQLite of
+    ``make run``) the ORM's four queries read the same.
+    """
+    if connection.vendor == "postgresql":
+        return _table_in_one_statement(table_id, lock=lock)
+    return _table_by_the_orm(table_id, lock=lock)
+
+
+def _table_by_the_orm(table_id: int, *, lock: bool) -> Table | None:
+    tables = Table.objects.select_for_update(of=("self",)) if lock else Table.objects
+    table = with_seats(tables.filter(pk=table_id)).first()
+    if table is not None:
+        moves = table.moves.order_by("-seq")[:RECENT_MOVES]
+        table.shown_moves = [show_move(move) for move in reversed(moves)]
+        table.shown_receipts = [receipt_view(c) for c in contributions_of(table)]
+    return table
+
+
+@cache
+def _one_statement_sql(lock: bool) -> str:
+    user_table = get_user_model()._meta.db_table
+    columns = ", ".join(f't."{field.column}"' for field in Table._meta.concrete_fields)
+    return (
+        f"SELECT {columns}, "
+        "(SELECT json_agg(json_build_array(s.id, s.number, s.user_id, u.username, s.is_bot, "
+        "s.bot_level, s.joined_at, s.deadline_at) ORDER BY s.number) "
+        f'FROM "{Seat._meta.db_table}" s LEFT JOIN "{user_table}" u ON u.id = s.user_id '
+        "WHERE s.table_id = t.id), "
+        "(SELECT json_agg(json_build_array(m.seq, m.seat, m.created_at, m.events) ORDER BY m.seq) "
+        f'FROM (SELECT seq, seat, created_at, events FROM "{Move._meta.db_table}" '
+        f"WHERE table_id = t.id ORDER BY seq DESC LIMIT {RECENT_MOVES}) m), "
+        "(SELECT json_agg(json_build_array(c.seat, c.receipt, c.created_at) ORDER BY c.seat) "
+        f'FROM "{Contribution._meta.db_table}" c WHERE c.table_id = t.id) '
+        f'FROM "{Table._meta.db_table}" t WHERE t.id = %s' + (" FOR UPDATE OF t" if lock else "")
+    )
+
+
+def _moment(text: str | None) -> datetime | None:
+    """A timestamp as PostgreSQL's JSON writes it, as the ORM would have read it."""
+    return None if text is None else datetime.fromisoformat(text).astimezone(UTC)
+
+
+def _table_in_one_statement(table_id: int, *, lock: bool) -> Table | None:
+    with connection.cursor() as cursor:
+        cursor.execute(_one_statement_sql(lock), [table_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    fields = Table._meta.concrete_fields
+    values = [
+        json.loads(value) if isinstance(field, models.JSONField) and value is not None else value
+        for field, value in zip(fields, row, strict=False)
+    ]
+    table = Table.from_db(connection.alias, [field.attname for field in fields], values)
+    seats_rows, moves_rows, receipts_rows = row[len(fields) :]
+    User = get_user_model()
+    seats = []
+    for seat_id, number, user_id, username, is_bot, level, joined_at, deadline_at in (
+        seats_rows or ()
+    ):
+        seat = Seat(
+            id=seat_id,
+            table_id=table.pk,
+            number=number,
+            user_id=user_id,
+            is_bot=is_bot,
+            bot_level=level,
+            joined_at=_moment(joined_at),
+            deadline_at=_moment(deadline_at),
+        )
+        seat._state.adding, seat._state.db = False, connection.alias
+        seat.table = table
+        if user_id is not None:  # the player's name is all a view shows of them
+            seat.user = User(id=user_id, username=username)
+        seats.append(seat)
+    # As Django's own prefetch leaves them: ``table.seats.all()`` answers from these.
+    prefetched = table.seats.get_queryset()
+    prefetched._result_cache, prefetched._prefetch_done = seats, True
+    table._prefetched_objects_cache = {"seats": prefetched}
+    table.shown_moves = [
+        ShownMove(seq, seat, _moment(at), events) for seq, seat, at, events in moves_rows or ()
+    ]
+    table.shown_receipts = [
+        {"seat": seat, "receipt": receipt, "at": _moment(at).isoformat()}
+        for seat, receipt, at in receipts_rows or ()
+    ]
+    return table

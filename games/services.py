@@ -110,16 +110,18 @@ def load_state(table: Table) -> GameState:
 def _lock(table_id: int, *, for_view: bool = False) -> Table:
     """The table's row, locked for this transaction.
 
-    ``for_view`` also reads what its view shows (the seats and their players) in
-    the same two queries, so that a write answered with the view
-    needs not read them again: seats change only under this lock, so they are
-    current until the commit, and the write keeps them so in memory.
+    ``for_view`` also reads all that its view shows (:func:`selectors.table_for_view`),
+    in the same statement, so that a write answered with the view needs not read
+    the table again: what it shows changes only under this lock, so it is current
+    until the commit, and the write keeps it so in memory (:func:`_append`).
     """
-    tables = Table.objects.select_for_update(of=("self",))
     if for_view:
-        tables = selectors.with_seats(tables)
+        table = selectors.table_for_view(table_id, lock=True)
+        if table is None:
+            raise TableNotFound(f"there is no table {table_id}")
+        return table
     try:
-        return tables.get(pk=table_id)
+        return Table.objects.select_for_update(of=("self",)).get(pk=table_id)
     except Table.DoesNotExist:
         raise TableNotFound(f"there is no table {table_id}") from None
 
@@ -533,7 +535,7 @@ def _playing_table(table_id: int, user: AbstractBaseUser) -> tuple[Table, int]:
 
 def _append(table: Table, *, kind: str, seat: int, action: Any, events: list[Event]) -> Move:
     table.version += 1
-    return Move.objects.create(
+    move = Move.objects.create(
         table=table,
         seq=table.version,
         kind=kind,
@@ -541,6 +543,10 @@ def _append(table: Table, *, kind: str, seat: int, action: Any, events: list[Eve
         action=action,
         events=_events_json(events),
     )
+    if hasattr(table, "shown_moves"):  # read for its view: keep the last moves current
+        shown = [*table.shown_moves, selectors.show_move(move)]
+        table.shown_moves = shown[-selectors.RECENT_MOVES :]
+    return move
 
 
 def _act(table: Table, seat: int, action: Any, now: datetime) -> None:

@@ -12,12 +12,14 @@ pytestmark = pytest.mark.django_db
 
 # What each request costs today, its token already known (accounts.authentication caches
 # it after the first request); a change that adds a query per request shows here.
-# The view: the table, its seats with their players, the contributions, the recent moves.
-TABLE_VIEW = 4
-# A move: two savepoints, the table locked, its seats with their players, the move, the seats'
-# deadlines, the table, the outbox, a savepoint released; then the view's contributions
-# and recent moves (the table and seats are those just written), and the last release.
-MOVE = 12
+# The view: one statement (the table, its seats with their players, the contributions'
+# receipts, the recent moves).
+TABLE_VIEW = 1
+# A move: two savepoints (the API's transaction and the service's, both savepoints inside
+# the test's own), the table locked with all its view shows, the move, the seats'
+# deadlines, the table, the outbox item, and the two releases; the answer is made from
+# what was read and written.
+MOVE = 9
 JOIN_AND_DEAL = 22
 
 

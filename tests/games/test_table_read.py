@@ -1,0 +1,105 @@
+"""A table read for its view: one statement on PostgreSQL, the ORM elsewhere; the same view."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+
+from games import selectors, services
+from games.models import Table
+from tests.factories import make_users, open_table, play_match, started_table
+
+pytestmark = pytest.mark.django_db
+
+ENTROPY = ["ab" * 16, "cd" * 20, "ef" * 32]
+
+
+def views_both_ways(table_id: int, users: list[Any]) -> tuple[list[dict], list[dict]]:
+    one = selectors._table_in_one_statement(table_id, lock=False)
+    orm = selectors._table_by_the_orm(table_id, lock=False)
+    assert one is not None and orm is not None
+    viewers = [*users, AnonymousUser()]
+    return (
+        [selectors.table_view(one, viewer) for viewer in viewers],
+        [selectors.table_view(orm, viewer) for viewer in viewers],
+    )
+
+
+def test_an_open_table_with_a_bot_and_a_free_seat_reads_the_same_both_ways() -> None:
+    alice, bob = make_users("alice", "bob")
+    table = services.table_create(
+        user=alice,
+        game="dodo",
+        seats=4,
+        deadline=3600,
+        entropy=ENTROPY[0],
+        bots=[{"seat": 3, "level": "normal"}],
+    )
+    services.table_join(table_id=table.pk, user=bob, entropy=ENTROPY[1])
+
+    one, orm = views_both_ways(table.pk, [alice, bob])
+
+    assert one == orm
+    assert [seat["player"] for seat in one[0]["seats"]] == ["alice", "bob", None, None]
+    assert one[0]["seats"][3]["bot"] is True
+    assert [c["seat"] for c in one[0]["contributions"]] == [0, 1]
+
+
+def test_a_table_in_play_reads_the_same_both_ways_early_and_late() -> None:
+    players = make_users("alice", "bob", "carol")
+    table = started_table(*players, seed=b"read")
+    one, orm = views_both_ways(table.pk, players)
+    assert one == orm
+    assert len(one[0]["recent"]) == 1  # the deal
+
+    for _ in range(30):  # the log grows past what the view shows
+        table.refresh_from_db()
+        seat = table.to_act[0]
+        action = services.load_state(table).legal_actions(seat)[0]
+        services.move_apply(
+            table_id=table.pk, user=players[seat], version=table.version, action=action
+        )
+    one, orm = views_both_ways(table.pk, players)
+
+    assert one == orm
+    assert [move["seq"] for move in one[1]["recent"]] == list(range(19, 31))
+    assert all(view["you"]["hand"] for view in one[:3])
+    assert one[one[0]["to_act"][0]]["legal_actions"]
+    assert all(seat["deadline"] for seat in one[0]["seats"] if seat["seat"] in one[0]["to_act"])
+
+
+def test_a_finished_table_reads_the_same_both_ways() -> None:
+    players = make_users("alice", "bob")
+    table = started_table(*players, seed=b"done")
+    play_match(table, rng=random.Random(7))
+    table.refresh_from_db()
+    assert table.status == Table.Status.FINISHED
+
+    one, orm = views_both_ways(table.pk, players)
+
+    assert one == orm
+    assert one[0]["result"] is not None
+
+
+def test_a_move_answers_with_the_view_a_fresh_read_gives() -> None:
+    players = make_users("alice", "bob")
+    table = started_table(*players, seed=b"answer")
+    for _ in range(15):
+        table.refresh_from_db()
+        seat = table.to_act[0]
+        action = services.load_state(table).legal_actions(seat)[0]
+        written = services.move_apply(
+            table_id=table.pk, user=players[seat], version=table.version, action=action
+        )
+        answered = selectors.table_view(written, players[seat])
+        fresh = selectors.table_view(selectors.table_for_view(table.pk), players[seat])
+        assert answered == fresh
+
+
+def test_an_unknown_table_reads_as_none_both_ways() -> None:
+    open_table(make_users("alice")[0])
+    assert selectors._table_in_one_statement(10**9, lock=False) is None
+    assert selectors._table_by_the_orm(10**9, lock=False) is None
