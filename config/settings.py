@@ -368,7 +368,8 @@ FAIRDEAL_HEALTH_SWEEP_INTERVALS = env.float("FAIRDEAL_HEALTH_SWEEP_INTERVALS", d
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {"task": "games.sweep_deadlines", "schedule": FAIRDEAL_SWEEP_SECONDS},
     "send-reminders": {"task": "games.send_reminders", "schedule": FAIRDEAL_SWEEP_SECONDS},
-    # Work a commit left in the outbox whose wake-up was lost (a broker outage).
+    # Work commits left in the outbox: mail and ratings, in batches (only a bot's move
+    # wakes a worker at its commit), and anything whose wake-up was lost (a broker outage).
     "drain-outbox": {"task": "games.drain_outbox", "schedule": FAIRDEAL_SWEEP_SECONDS},
     "purge-outbox": {"task": "games.purge_outbox", "schedule": 3600.0},
     "expire-open-tables": {"task": "games.expire_open_tables", "schedule": 60.0},
