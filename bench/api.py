@@ -30,6 +30,11 @@ a version before a change.
 With ``pgbench`` on the PATH, its TPC-B-like run (scale 16, 4 clients, 2
 threads, ``--seconds``) on a database of its own comes first, and each N's
 moves/s is printed as a share of pgbench's transactions/s.
+
+``--floor`` ends with the same clients and servers doing nothing but pairs of
+``GET /api/fairplay/key/`` (a token checked, a small JSON answer, no database):
+the most "moves" of two requests each that the stack (gunicorn, Django, DRF,
+the clients) could answer on this machine if a move cost nothing of its own.
 """
 
 from __future__ import annotations
@@ -206,11 +211,29 @@ class Table:
         return view["to_act"][0] if view["status"] == "playing" else None
 
 
+class Floor(Table):
+    """Pairs of the cheapest authenticated request instead of a GET and a move: the floor."""
+
+    def new_table(self) -> None:
+        pass
+
+    def play(self, until: float) -> None:
+        token, index = self.tokens[0], 0
+        while time.time() < until:
+            for times in (self.gets, self.posts):
+                status, payload, took = self.client.call("GET", "/api/fairplay/key/", token)
+                if self.expect("key", status, payload):
+                    times.append(took)
+            index += 1
+            self.committed.append((0, index))
+
+
 def client_process(port: int, pairs: list[tuple[int, tuple[str, str]]], start: float,
-                   seconds: float) -> dict[str, Any]:  # fmt: skip
+                   seconds: float, floor: bool = False) -> dict[str, Any]:  # fmt: skip
     """Play ``pairs`` (an index and the two tokens) from ``start`` for ``seconds``, one thread each."""
     client = Client(port)
-    tables = [Table(client, tokens, seed=index) for index, tokens in pairs]
+    kind = Floor if floor else Table
+    tables = [kind(client, tokens, seed=index) for index, tokens in pairs]
     for table in tables:  # the first tables are made before the clock starts
         table.new_table()
     time.sleep(max(0.0, start - time.time()))
@@ -280,7 +303,12 @@ def sample_at(moment: float, roots: dict[str, int], into: list[dict[str, float]]
 
 
 def play(
-    port: int, players: list[tuple[str, str]], count: int, seconds: float, roots: dict[str, int]
+    port: int,
+    players: list[tuple[str, str]],
+    count: int,
+    seconds: float,
+    roots: dict[str, int],
+    floor: bool = False,
 ) -> dict[str, Any]:
     pairs = list(enumerate(players[:count]))
     shares = [pairs[n::CLIENT_PROCESSES] for n in range(CLIENT_PROCESSES)]
@@ -292,7 +320,7 @@ def play(
     sampler.start()
     with multiprocessing.get_context("spawn").Pool(CLIENT_PROCESSES) as pool:
         parts = pool.starmap(
-            client_process, [(port, share, start, seconds) for share in shares if share]
+            client_process, [(port, share, start, seconds, floor) for share in shares if share]
         )
     sampler.join()
     merged: dict[str, Any] = {"posts": [], "gets": [], "statuses": Counter(), "committed": [],
@@ -411,6 +439,9 @@ def main() -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/12")
     parser.add_argument("--no-pgbench", action="store_true")
     parser.add_argument("--tree", help="serve from another copy of the code (a version before)")
+    parser.add_argument(
+        "--floor", action="store_true", help="then pairs of the cheapest authenticated request"
+    )
     args = parser.parse_args()
     import redis
 
@@ -483,6 +514,21 @@ def main() -> None:
                 for problem in problems[:20]:
                     print(f"  FAIL: {problem}")
                 failed |= bool(problems)
+            if args.floor:
+                print("\n  The floor: pairs of GET /api/fairplay/key/ (no database), as moves")
+                for count in args.tables:
+                    result = play(port, players, count, args.seconds, roots, floor=True)
+                    rate = len(result["committed"]) / args.seconds
+                    share = f"{rate / tps:.3f}" if tps else "-"
+                    both = result["gets"] + result["posts"]
+                    web = result["server_cpu"]["web"] / (len(both) or 1)
+                    print(
+                        f"  {count:>6} {rate:>8.1f} {share:>9}  request p50 "
+                        f"{quantile(both, 0.5) * 1e3:.1f}ms p99 {quantile(both, 0.99) * 1e3:.1f}ms,"
+                        f" web CPU {web * 1e3:.2f} ms a request, "
+                        f"clients {result['cpu'] / args.seconds:.0%} of a core"
+                    )
+                    failed |= bool(result["statuses"])
             print("\n  CPU ms per committed move, by process (from /proc, over the timed window):")
             print(
                 f"  {'tables':>6} "
