@@ -333,6 +333,9 @@ FAIRDEAL_MIN_DEADLINE_SECONDS = env.int("FAIRDEAL_MIN_DEADLINE_SECONDS", default
 FAIRDEAL_MAX_DEADLINE_SECONDS = env.int("FAIRDEAL_MAX_DEADLINE_SECONDS", default=7 * 24 * 3600)
 # A reminder mail goes out when this share of a move's time is left.
 FAIRDEAL_REMINDER_SHARE = env.float("FAIRDEAL_REMINDER_SHARE", default=0.25)
+# "Your turn" goes out this long after the turn began, if it is still the player's turn:
+# somebody playing live, the table in front of them, is not mailed for every move.
+FAIRDEAL_TURN_MAIL_WAIT_SECONDS = env.int("FAIRDEAL_TURN_MAIL_WAIT_SECONDS", default=120)
 # The lobby: how many open tables one account may host at once, and how long a table
 # may wait for players before it expires (cancelled, its seed never used).
 FAIRDEAL_MAX_OPEN_TABLES = env.int("FAIRDEAL_MAX_OPEN_TABLES", default=10)

@@ -121,7 +121,10 @@ def _notify(table_id: int, *, now: datetime | None = None) -> Counter[str]:
 
     Safe to call any number of times, late or at once: whatever was already
     claimed is skipped. A seat that has just acted and owes the next step of
-    its own turn (a suit after an eight) is at the table, and is not mailed.
+    its own turn (a suit after an eight) is at the table, and is not mailed;
+    nor is a turn younger than ``FAIRDEAL_TURN_MAIL_WAIT_SECONDS`` (the move
+    that began it queued its own mail for when it is that old: a player who
+    answers within it, playing live, gets none).
     """
     now = now or timezone.now()
     table = Table.objects.filter(pk=table_id).first()
@@ -136,11 +139,15 @@ def _notify(table_id: int, *, now: datetime | None = None) -> Counter[str]:
     if table.status == Table.Status.PLAYING:
         last = table.moves.order_by("-seq").values("kind", "seat").first() or {}
         just_acted = last.get("seat") if last.get("kind") == Move.Kind.ACTION else None
+        wait = timedelta(seconds=settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS)
         for seat in seats:
             due = seat.deadline_at
             if seat.number not in table.to_act or due is None or due <= now:
                 continue
             if seat.number == just_acted:
+                continue
+            began = due - timedelta(seconds=table.deadline_seconds)
+            if now < began + wait:
                 continue
             outcome = _deliver(
                 seat.user,

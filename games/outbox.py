@@ -82,16 +82,17 @@ def handler(kind: str, *, urgent: bool = False) -> Callable[[Handler], Handler]:
     return register
 
 
-def enqueue(kind: str, **payload: Any) -> OutboxItem:
-    """Record work to do once the surrounding transaction commits.
+def enqueue(kind: str, *, delay: timedelta | None = None, **payload: Any) -> OutboxItem:
+    """Record work to do once the surrounding transaction commits (and ``delay`` has passed).
 
     ``payload`` is JSON: ids, not objects. Outside a transaction the item
     commits at once. An urgent kind wakes a worker once it has committed.
     """
     if kind not in HANDLERS:
         raise ValueError(f"no outbox handler for {kind!r}")
-    item = OutboxItem.objects.create(kind=kind, payload=payload, due_at=timezone.now())
-    if kind in URGENT:
+    due = timezone.now() + (delay or timedelta(0))
+    item = OutboxItem.objects.create(kind=kind, payload=payload, due_at=due)
+    if kind in URGENT and not delay:
         transaction.on_commit(wake, robust=True)
     return item
 

@@ -144,13 +144,15 @@ BOT_MOVE = "games.bot_move"
 RATE_TABLE = "leaderboard.rate_table"
 
 
-def _after_commit_notify(table_id: int) -> None:
-    """Once this write is committed, mail whom it concerns: whose turn it is, or game over.
+def _after_commit_notify(table: Table) -> None:
+    """Once this write is committed, mail whom it concerns: game over (or called off) at
+    once, "your turn" once the turn has waited ``FAIRDEAL_TURN_MAIL_WAIT_SECONDS``.
 
     Through the outbox, in this write's own transaction: no broker call can
     fail between the commit and the answer, and no mail is lost.
     """
-    outbox.enqueue(notifications.NOTIFY, table_id=table_id)
+    wait = settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS if table.status == Table.Status.PLAYING else 0
+    outbox.enqueue(notifications.NOTIFY, delay=timedelta(seconds=wait), table_id=table.pk)
 
 
 def _derive(
@@ -418,7 +420,7 @@ def _start(table: Table) -> None:
     _store(table, state, now)
     Move.objects.create(table=table, seq=0, kind=Move.Kind.START, events=_events_json(events))
     table.save()
-    _after_commit_notify(table.pk)
+    _after_commit_notify(table)
 
 
 # -- cancelling and expiring ----------------------------------------------------
@@ -441,7 +443,7 @@ def table_cancel(*, table_id: int, user: AbstractBaseUser) -> Table:
     table.end_reason = CANCELLED
     table.cancelled_at = timezone.now()
     table.save(update_fields=["status", "end_reason", "cancelled_at"])
-    _after_commit_notify(table.pk)  # whoever had joined hears that there will be no game
+    _after_commit_notify(table)  # whoever had joined hears that there will be no game
     return table
 
 
@@ -470,8 +472,7 @@ def expire_open_tables(*, now: datetime | None = None, batch: int = EXPIRE_BATCH
             Table.objects.filter(pk__in=due, status=Table.Status.OPEN).update(
                 status=Table.Status.CANCELLED, end_reason=EXPIRED, cancelled_at=now
             )
-            for table_id in due:
-                _after_commit_notify(table_id)
+            outbox.enqueue_many([(notifications.NOTIFY, {"table_id": pk}) for pk in due])
         expired.extend(due)
         if len(due) < batch:
             return expired
@@ -557,7 +558,7 @@ def _act(table: Table, seat: int, action: Any, now: datetime) -> None:
     # A call out of turn (a catch) is never owed: it moves nobody's deadline.
     _store(table, state, now, acted=None if state.is_call(action) else seat)
     table.save(update_fields=_ENDING_FIELDS)
-    _after_commit_notify(table.pk)
+    _after_commit_notify(table)
 
 
 # What ending a table writes on its row (the rest of the row stays as it was).
@@ -741,7 +742,7 @@ def table_resign(*, table_id: int, user: AbstractBaseUser) -> Table:
             )
             _store(table, state, now)
             table.save(update_fields=_ENDING_FIELDS)
-            _after_commit_notify(table.pk)
+            _after_commit_notify(table)
     if timed_out:
         raise DeadlinePassed(_deadline_message(table, seat))
     return table

@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.core import mail
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import MailPreferences
 from games import notifications, outbox, services
-from games.models import Notice, Seat, Table
+from games.models import Notice, OutboxItem, Seat, Table
 from games.rules import Event, find_ruleset
 from games.selectors import seat_names
 from tests.factories import at_once, make_users, started_table, then_drained
@@ -29,6 +30,23 @@ PUBLIC_CARDS = ("card", "cards", "starter")
 @pytest.fixture
 def players() -> list[Any]:
     return make_users("alice", "bob")
+
+
+@pytest.fixture(autouse=True)
+def turns_mailed_at_once(settings: Any) -> None:
+    """What each mail says and to whom, with "your turn" due at once; the wait a live player
+    is given before it is tested on its own (``test_..._within_the_wait_...``)."""
+    settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS = 0
+
+
+def let_time_pass(table: Table, seconds: int) -> None:
+    """As if ``seconds`` went by: every deadline at the table and every outbox item comes
+    that much nearer (the tests cannot wait two minutes)."""
+    back = timedelta(seconds=seconds)
+    Seat.objects.filter(table=table, deadline_at__isnull=False).update(
+        deadline_at=F("deadline_at") - back
+    )
+    OutboxItem.objects.filter(done_at__isnull=True).update(due_at=F("due_at") - back)
 
 
 def to_act_user(table: Table) -> Any:
@@ -162,6 +180,58 @@ def test_no_your_turn_mail_goes_to_a_player_who_turned_it_off(
 
     assert mailoutbox == []
     assert not Notice.objects.exists()
+
+
+WAIT = 120  # the production default of FAIRDEAL_TURN_MAIL_WAIT_SECONDS
+
+
+def test_a_player_who_answers_within_the_wait_is_never_mailed_their_turn(
+    players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any, settings: Any
+) -> None:
+    settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS = WAIT
+    table = started_table(*players)
+    with then_drained(django_capture_on_commit_callbacks):
+        for _ in range(4):  # both play live, each answering well within the wait
+            play_until_the_turn_passes(table)
+            let_time_pass(table, WAIT // 4)
+
+    assert mailoutbox == []
+    assert not Notice.objects.filter(table=table, kind=Notice.Kind.YOUR_TURN).exists()
+
+
+def test_a_turn_still_waiting_after_the_wait_is_mailed_once(
+    players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any, settings: Any
+) -> None:
+    settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS = WAIT
+    table = started_table(*players)
+    with then_drained(django_capture_on_commit_callbacks):
+        play_until_the_turn_passes(table)
+    waiting = to_act_user(table)
+    assert mailoutbox == []  # not yet: the player may be at the table
+
+    let_time_pass(table, WAIT - 5)
+    outbox.drain()
+    assert mailoutbox == []
+    let_time_pass(table, 5)
+    outbox.drain()
+    outbox.drain()
+
+    (message,) = mailoutbox
+    assert message.to == [waiting.email]
+    assert message.subject.startswith(f"Your turn at table {table.pk}")
+
+
+def test_the_end_of_a_game_is_mailed_at_once_whatever_the_wait(
+    players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any, settings: Any
+) -> None:
+    settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS = WAIT
+    alice, bob = players
+    table = started_table(alice, bob)
+    with then_drained(django_capture_on_commit_callbacks):
+        services.table_resign(table_id=table.pk, user=alice)
+
+    assert sorted(m.to[0] for m in mailoutbox) == [alice.email, bob.email]
+    assert {m.subject for m in mailoutbox} == {f"Game over at table {table.pk} (Crazy Eights)"}
 
 
 def test_the_same_turn_is_mailed_once_however_often_notify_runs(

@@ -40,6 +40,13 @@ def players() -> list[Any]:
     return make_users("alice", "bob")
 
 
+@pytest.fixture(autouse=True)
+def turns_mailed_at_once(settings: Any) -> None:
+    """The outbox's own behaviour, with "your turn" due at once rather than after the wait a
+    live player is given (tests/games/test_mail.py tests that wait)."""
+    settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS = 0
+
+
 @pytest.fixture
 def broker_down(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Every wake-up of a worker fails as it does when the broker cannot be reached.
