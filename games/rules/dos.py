@@ -752,8 +752,8 @@ class DosState(GameState):
         if not self.deck:
             if not self.discards:
                 return None
-            self.deck, event = self.chance_shuffle(chance, "reshuffle", self.discards)
-            self.discards = []
+            shuffled, event = self.chance_shuffle(chance, "reshuffle", self.discards)
+            self.deck, self.discards = list(shuffled), []  # the event keeps the outcome whole
             events.append(event)
         return self.deck.pop(0)
 
