@@ -80,11 +80,12 @@ def status(now: datetime | None = None) -> dict[str, Any]:
             "interval_seconds": settings.FAIRDEAL_SWEEP_SECONDS,
             "stale_after_seconds": limit,
         }
-        waiting = outbox.pending()
+        waiting = outbox.pending(now)
         oldest = waiting["oldest"]
         drained = beats.get("outbox")
         report["outbox"] = {
             "pending": waiting["pending"],
+            "scheduled": waiting["scheduled"],
             "failing": waiting["failing"],
             "oldest_age_seconds": round((now - oldest).total_seconds(), 1) if oldest else None,
             "last_drain": drained.isoformat() if drained else None,

@@ -210,12 +210,19 @@ def purge(*, now: datetime | None = None) -> int:
     return deleted
 
 
-def pending() -> dict[str, Any]:
-    """How much work waits, and since when: for the health endpoint."""
+def pending(now: datetime | None = None) -> dict[str, Any]:
+    """How much work waits, and since when: for the health endpoint.
+
+    ``pending`` is what is due and not done (the backlog), ``oldest`` the due
+    time of the longest waiting of it; ``scheduled`` is what is not due yet
+    (a "your turn" mail's wait, a retry's backoff, an item a worker holds).
+    """
+    now = now or timezone.now()
     waiting = OutboxItem.objects.filter(done_at__isnull=True)
-    oldest = waiting.order_by("created_at").values_list("created_at", flat=True).first()
+    due = waiting.filter(due_at__lte=now)
     return {
-        "pending": waiting.count(),
+        "pending": due.count(),
+        "scheduled": waiting.filter(due_at__gt=now).count(),
         "failing": waiting.filter(attempts__gt=0, last_error__gt="").count(),
-        "oldest": oldest,
+        "oldest": due.order_by("due_at").values_list("due_at", flat=True).first(),
     }

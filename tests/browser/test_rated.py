@@ -3,8 +3,7 @@
 Ann and Ben sign up in two browsers, Ann opens a rated two-seat table, Ben
 joins from the lobby, and they play the match to the end, as in test_play.py
 (the same deal). The last move's commit queues ``leaderboard.rate_table`` in
-the outbox, which the test settings drain at once after the commit (in
-production a worker does). Then the winner's rating is up and the loser's
+the outbox, which the test drains as beat's next tick would. Then the winner's rating is up and the loser's
 down, in the database, on their pages (with the history drawn) and on the
 leaderboard, which lists them after one game here: the thresholds are lowered
 for the test.
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from games import outbox
 from games.models import OutboxItem, Table
 from games.services import RATE_TABLE
 from leaderboard import skill
@@ -82,7 +82,8 @@ def test_a_rated_match_played_by_clicking_moves_both_ratings_and_lists_them(
     loser = max(places, key=places.__getitem__)
     assert places[winner] == 1 and places[loser] == 2
 
-    # The rating work ran from the outbox, once, after the commit.
+    # The rating work runs from the outbox, once, after the commit: beat's next drain.
+    outbox.drain()
     (item,) = OutboxItem.objects.filter(kind=RATE_TABLE)
     assert item.done_at is not None and item.payload == {"table_id": table.pk}
     assert RatingChange.objects.filter(table=table).count() == 2

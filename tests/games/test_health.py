@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from config.celery import app
 from games import health, services
-from games.models import Heartbeat
+from games.models import Heartbeat, OutboxItem
 
 pytestmark = pytest.mark.django_db
 
@@ -36,6 +36,27 @@ def test_a_recent_sweep_is_healthy() -> None:
     assert report["database"]["ok"] and report["broker"]["ok"] and report["sweep"]["ok"]
     assert report["sweep"]["age_seconds"] < 5
     assert report["outbox"]["pending"] == 0
+
+
+def test_the_outbox_reports_what_is_due_apart_from_what_waits_its_time() -> None:
+    now = timezone.now()
+    OutboxItem.objects.create(kind="games.notify", payload={"table_id": 1}, due_at=now)
+    late = OutboxItem.objects.create(
+        kind="games.notify", payload={"table_id": 2}, due_at=now - timedelta(seconds=90)
+    )
+    OutboxItem.objects.create(  # a "your turn" mail waiting its two minutes
+        kind="games.notify", payload={"table_id": 3}, due_at=now + timedelta(seconds=100)
+    )
+    OutboxItem.objects.create(  # done
+        kind="games.notify", payload={"table_id": 4}, due_at=now, done_at=now
+    )
+
+    report = health.status(now + timedelta(seconds=1))["outbox"]
+
+    assert (report["pending"], report["scheduled"], report["failing"]) == (2, 1, 0)
+    assert report["oldest_age_seconds"] == round(
+        (now + timedelta(seconds=1) - late.due_at).total_seconds(), 1
+    )
 
 
 def test_no_sweep_ever_is_a_dead_beat_and_answers_503() -> None:
