@@ -298,19 +298,23 @@ def test_seven_cards_each_two_face_up_form_the_centre_row_and_the_dealers_left_s
 
 
 def test_the_deal_of_the_fairplay_pages_vector_gives_what_the_page_states() -> None:
-    # docs/fairplay.md, section 16.12: the all-zero seed at three seats; its vectors are
+    # docs/fairplay.md, section 16.12: the all-zero seed at four seats; its vectors are
     # checked by tests/fairplay.
-    state, events = RULES.new_game(3, {}, SeededChance(game_seed(bytes(32))))
+    state, events = RULES.new_game(4, {}, SeededChance(game_seed(bytes(32))))
     assert isinstance(state, DosState)
     page = Path(__file__).resolve().parents[2] / "docs" / "fairplay.md"
     text = re.sub(r"\s+", " ", page.read_text(encoding="utf-8"))
-    drawn = public(events, "dealer_draw")
-    words = ", ".join(f"seat {s} `{c}`" for s, c in enumerate(drawn[0]["cards"]))
-    assert f"seats 0, 1 and 2 draw {words}" in text
-    assert f"seat {state.dealer} deals" in text and state.chance_seq == len(drawn) + 1
-    for seat in range(3):
+    draws = public(events, "dealer_draw")
+    assert [d["cards"] for d in draws] == [["R3", "G10", "R3", "G10"], [None, "R5", None, "R8"]]
+    for seq, drawn in enumerate(draws):
+        words = ", ".join(f"seat {s} `{c}`" for s, c in enumerate(drawn["cards"]) if c)
+        assert f"the draw of `first-dealer` 0 {seq} is {words}" in text
+    assert "seats 1 and 3 tie and draw again" in text and "so seat 3 deals" in text
+    assert state.dealer == 3 and state.turn == 0 and state.chance_seq == 3
+    assert [e.chance["seq"] for e in events if e.chance] == [0, 1, 2]
+    for seat in range(4):
         assert f"seat {seat} `{' '.join(state.hands[seat])}`" in text, seat
-    assert f"centre row `{' '.join(state.centre)}`" in text
+    assert f"the centre row `{' '.join(state.centre)}`, and seat 0 starts" in text
 
 
 # -- matching ---------------------------------------------------------------------------
