@@ -338,8 +338,9 @@ def table_for_view(table_id: int, *, lock: bool = False) -> Table | None:
     current until the commit; a write keeps it so in memory).
 
     On PostgreSQL one statement reads all of it (each ORM query cost more Python than
-    the database's whole work: ``docs/speed.md``); elsewhere (the embedded SQLite of
-    ``make run``) the ORM's four queries read the same.
+    the database's whole work: ``docs/speed.md``), after the lock's own statement when
+    locking; elsewhere (the embedded SQLite of ``make run``) the ORM's four queries
+    read the same.
     """
     if connection.vendor == "postgresql":
         return _table_in_one_statement(table_id, lock=lock)
@@ -357,7 +358,7 @@ def _table_by_the_orm(table_id: int, *, lock: bool) -> Table | None:
 
 
 @cache
-def _one_statement_sql(lock: bool) -> str:
+def _one_statement_sql() -> str:
     user_table = get_user_model()._meta.db_table
     columns = ", ".join(f't."{field.column}"' for field in Table._meta.concrete_fields)
     return (
@@ -371,7 +372,7 @@ def _one_statement_sql(lock: bool) -> str:
         f"WHERE table_id = t.id ORDER BY seq DESC LIMIT {RECENT_MOVES}) m), "
         "(SELECT json_agg(json_build_array(c.seat, c.receipt, c.created_at) ORDER BY c.seat) "
         f'FROM "{Contribution._meta.db_table}" c WHERE c.table_id = t.id) '
-        f'FROM "{Table._meta.db_table}" t WHERE t.id = %s' + (" FOR UPDATE OF t" if lock else "")
+        f'FROM "{Table._meta.db_table}" t WHERE t.id = %s'
     )
 
 
@@ -382,7 +383,15 @@ def _moment(text: str | None) -> datetime | None:
 
 def _table_in_one_statement(table_id: int, *, lock: bool) -> Table | None:
     with connection.cursor() as cursor:
-        cursor.execute(_one_statement_sql(lock), [table_id])
+        if lock:
+            # A statement of its own: one that waited for the lock would read the seats,
+            # moves and receipts as they were when it began (READ COMMITTED re-reads only
+            # the locked row), missing what the write it waited for committed.
+            table = Table._meta.db_table
+            cursor.execute(f'SELECT 1 FROM "{table}" WHERE id = %s FOR UPDATE', [table_id])
+            if cursor.fetchone() is None:
+                return None
+        cursor.execute(_one_statement_sql(), [table_id])
         row = cursor.fetchone()
     if row is None:
         return None

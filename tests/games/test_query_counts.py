@@ -16,10 +16,11 @@ pytestmark = pytest.mark.django_db
 # receipts, the recent moves).
 TABLE_VIEW = 1
 # A move: two savepoints (the API's transaction and the service's, both savepoints inside
-# the test's own), the table locked with all its view shows, the move, the seats'
-# deadlines, the table, the outbox item, and the two releases; the answer is made from
-# what was read and written.
-MOVE = 9
+# the test's own), the table's lock, the read of all its view shows (a statement of its
+# own after the lock: tests/games/test_race.py), the move, the seats' deadlines, the
+# table, the outbox item, and the two releases; the answer is made from what was read
+# and written.
+MOVE = 10
 JOIN_AND_DEAL = 22
 
 

@@ -6,10 +6,13 @@ database connection sees the table and the lock is contended.
 
 from __future__ import annotations
 
+import threading
+import time
 from functools import partial
 from typing import Any
 
 import pytest
+from django.db import transaction
 
 from games import services
 from games.models import Move, Seat, Table
@@ -153,3 +156,37 @@ def test_both_seats_resigning_at_once_end_the_game_once() -> None:
         assert table.result["seat"] == resigner
         assert table.moves.filter(kind=Move.Kind.FORFEIT).count() == 1
         assert table.version == 1
+
+
+def test_a_resignation_that_waited_for_a_move_reads_what_the_move_wrote() -> None:
+    """The resignation's statement begins before the move commits and waits for its lock:
+    it must still see the seats and moves as the move left them, not as they were when
+    it began (a seat's new deadline would otherwise outlive the finished game)."""
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob)
+    (first,) = table.to_act
+    mover, resigner = (alice, bob) if first == 0 else (bob, alice)
+    action = services.load_state(table).legal_actions(first)[0]
+    moved = threading.Event()
+
+    def move_and_hold() -> Table:
+        with transaction.atomic():
+            written = services.move_apply(
+                table_id=table.pk, user=mover, version=table.version, action=action
+            )
+            moved.set()
+            time.sleep(0.5)  # the resignation is waiting for the row lock meanwhile
+        return written
+
+    def resign_once_moved() -> Table:
+        moved.wait(10)
+        return services.table_resign(table_id=table.pk, user=resigner)
+
+    results = at_once(move_and_hold, resign_once_moved)
+
+    assert all(isinstance(result, Table) for result in results), results
+    resigned = results[1]
+    assert [move.seq for move in resigned.shown_moves] == [0, 1, 2]
+    table.refresh_from_db()
+    assert table.status == Table.Status.FINISHED and table.version == 2
+    assert list(table.seats.values_list("deadline_at", flat=True)) == [None, None]
