@@ -16,6 +16,10 @@ Levels (``LEVELS``):
 * ``strong``: search over the hidden cards: worlds consistent with everything
   the seat has seen, played out, the best action kept (``games/bots/search.py``).
 
+Dingo, not a Crazy Eights game, has its own memory, rules of thumb and worlds
+(``games/bots/dingo.py``), on the same contract: ``normal`` and ``strong``
+send a Dingo seat there.
+
 What a bot is given is a :class:`Seen`: the ruleset, the seat, its view, its
 legal actions and its history as it saw it: what the API gives that seat, and
 nothing else, so a bot cannot cheat by construction (``games/bots/seen.py``).
@@ -37,7 +41,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from games.bots import search, thumb
+from games.bots import dingo, search, thumb
 from games.bots.memory import Memory
 from games.bots.seen import Seen, seen_from
 from games.bots.streams import Dice
@@ -84,12 +88,16 @@ def _easy(seen: Seen, dice: Dice) -> Action | None:
 def _normal(seen: Seen, dice: Dice) -> Action | None:
     if not seen.owes:
         return _call(seen)
+    if seen.ruleset.id == "dingo":
+        return dingo.normal(seen)
     return thumb.ranked(thumb.table_from_seen(seen, Memory(seen)), seen.legal)[0]
 
 
 def _strong(seen: Seen, dice: Dice) -> Action | None:
     if not seen.owes:
         return _call(seen)
+    if seen.ruleset.id == "dingo":
+        return dingo.strong(seen, dice)
     return search.choose(seen, Memory(seen), dice)
 
 

@@ -122,6 +122,9 @@ BUDGETS: dict[str, Budget] = {
     "crazy-eights": Budget(actions=11_000, more_seats=0.75),
     "crazy-8": Budget(actions=8_000, more_seats=0.75),
     "dodo": Budget(actions=2_500, more_seats=0.7),
+    # Dingo's own search (``games/bots/dingo.py``): always four seats; a deal is short (28
+    # discards and passes, then the hunts' answers), so its playouts go to the end of it.
+    "dingo": Budget(actions=6_000, depth=90),
 }
 
 

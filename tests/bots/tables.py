@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,8 +55,15 @@ def random_options(ruleset: Ruleset, seats: int, chooser: random.Random) -> dict
             continue
 
 
-def random_table(chooser: random.Random) -> tuple[Ruleset, int, dict[str, Any]]:
-    ruleset = chooser.choice(RULESETS)
+# The Crazy Eights family: the games of ``games/bots/memory.py``, ``thumb.py`` and ``search.py``
+# (Dingo's bots are ``games/bots/dingo.py``, tested in ``test_dingo.py``).
+FAMILY = frozenset({"crazy-eights", "crazy-8", "dodo"})
+
+
+def random_table(
+    chooser: random.Random, games: Collection[str] | None = None
+) -> tuple[Ruleset, int, dict[str, Any]]:
+    ruleset = chooser.choice([r for r in RULESETS if games is None or r.id in games])
     seats = chooser.randint(ruleset.min_seats, ruleset.max_seats)
     return ruleset, seats, random_options(ruleset, seats, chooser)
 
@@ -118,17 +125,22 @@ class Match:
 
 
 def positions(
-    chooser: random.Random, count: int, *, every: float = 0.2
+    chooser: random.Random,
+    count: int,
+    *,
+    every: float = 0.2,
+    games: Collection[str] | None = None,
 ) -> Iterator[tuple[GameState, list[Event], int]]:
     """Real positions of random tables, played by ``easy`` bots: (state, events, a seat with a choice).
 
     The seat is the seat to act, or now and then one that may make a call out of turn.
+    ``games``: only tables of these games (default: every game).
     """
     found = 0
     number = 0
     while found < count:
         number += 1
-        ruleset, seats, options = random_table(chooser)
+        ruleset, seats, options = random_table(chooser, games)
         match = Match(
             ruleset, seats, options, seed_of("positions", chooser.random()), ["easy"] * seats
         )

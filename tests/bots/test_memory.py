@@ -1,6 +1,7 @@
 """A seat's memory and the worlds it imagines: true to what the seat saw, never to more.
 
-Over real positions of every game, version and random options (``positions``):
+Over real positions of every game of the Crazy Eights family, version and random options
+(``positions``; Dingo's memory and worlds: ``test_dingo.py``):
 
 * the memory follows the history into the same counts and pile the view shows;
 * the world built from the seat's memory and the *true* hidden cards is the
@@ -30,7 +31,7 @@ from games.bots.worlds import Worlds, copy_state
 from games.rules.base import Action, GameState
 from games.rules.chance import SeededChance
 from games.rules.crazy_eights import CrazyEights, hand_value
-from tests.bots.tables import positions
+from tests.bots.tables import FAMILY, positions
 from tests.rules.stacked import DRAW, play, play_through, stacked_game
 
 POSITIONS = 300
@@ -65,7 +66,7 @@ def fits_somewhere(cards: list[str], slots: list[Slot], epoch_of: Any) -> bool:
 
 
 def test_the_world_of_the_true_cards_is_the_real_state() -> None:
-    for state, events, seat in positions(random.Random(1), POSITIONS):
+    for state, events, seat in positions(random.Random(1), POSITIONS, games=FAMILY):
         if seat not in state.to_act:
             continue
         seen = seen_from(state, seat, events)
@@ -79,7 +80,9 @@ def test_the_world_of_the_true_cards_is_the_real_state() -> None:
 
 
 def test_a_sampled_world_looks_the_same_from_the_seat() -> None:
-    for number, (state, events, seat) in enumerate(positions(random.Random(2), POSITIONS)):
+    for number, (state, events, seat) in enumerate(
+        positions(random.Random(2), POSITIONS, games=FAMILY)
+    ):
         if seat not in state.to_act:
             continue
         seen = seen_from(state, seat, events)
@@ -95,7 +98,9 @@ def test_a_sampled_world_looks_the_same_from_the_seat() -> None:
 
 def test_every_world_built_is_the_state_its_saved_form_loads() -> None:
     """``Worlds.build`` copies its first world for the next (``copy_state``): as loading would make it."""
-    for number, (state, events, seat) in enumerate(positions(random.Random(4), POSITIONS // 3)):
+    for number, (state, events, seat) in enumerate(
+        positions(random.Random(4), POSITIONS // 3, games=FAMILY)
+    ):
         if seat not in state.to_act:
             continue
         seen = seen_from(state, seat, events)
@@ -141,7 +146,9 @@ def test_a_playout_plays_what_the_plain_one_does() -> None:
     """The search's playout (no copies of the legal actions, no check of them, the next deal
     left unshuffled, a copied state) comes to what the plain one does on a loaded state."""
     compared = 0
-    for number, (state, events, seat) in enumerate(positions(random.Random(5), POSITIONS // 2)):
+    for number, (state, events, seat) in enumerate(
+        positions(random.Random(5), POSITIONS // 2, games=FAMILY)
+    ):
         if seat not in state.to_act:
             continue
         seen = seen_from(state, seat, events)
@@ -160,7 +167,7 @@ def test_a_playout_plays_what_the_plain_one_does() -> None:
 
 
 def test_the_memory_never_rules_out_the_truth() -> None:
-    for state, events, seat in positions(random.Random(3), POSITIONS):
+    for state, events, seat in positions(random.Random(3), POSITIONS, games=FAMILY):
         seen = seen_from(state, seat, events)
         memory = Memory(seen)
         epochs = memory.epoch_of if memory.one_pack else None

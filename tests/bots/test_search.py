@@ -14,7 +14,7 @@ from games.bots.streams import Dice
 from games.rules import find_ruleset
 from games.rules.base import Ruleset
 from games.rules.crazy_eights import EightsState
-from tests.bots.tables import Match, positions, seed_of
+from tests.bots.tables import FAMILY, Match, positions, seed_of
 
 
 def test_at_two_seats_the_budget_is_as_given() -> None:
@@ -84,7 +84,7 @@ def test_the_advice_is_kept_unless_the_search_finds_better_clearly(
     ``normal`` would; with none, the search's best total, which is not always the advice."""
     chosen: dict[float, list[bool]] = {0.0: [], 1e9: []}
     looked = 0
-    for state, events, seat in positions(random.Random("confidence"), 400):
+    for state, events, seat in positions(random.Random("confidence"), 400, games=FAMILY):
         if state.seats < 3 or seat not in state.to_act or len(state.legal_actions(seat)) < 2:
             continue
         seen = seen_from(state, seat, events)

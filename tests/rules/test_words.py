@@ -296,5 +296,10 @@ def test_every_game_words_its_own_kinds_of_action() -> None:
                 "catch": {"type": "catch", "seat": 1},
                 "swap": {"type": "swap", "seat": 1},
                 "name": {"type": "name", "suit": "H"},
+                "discard": {"type": "discard", "card": "9C"},
+                "wolves": {"type": "wolves", "cards": ["9C"]},
+                "aces": {"type": "aces", "cards": ["AC", "AD"]},
             }.get(kind, {"type": kind})
+            if ruleset.id == "dingo" and kind == "pass":
+                sample = {"type": "pass", "card": "9C"}
             assert not ruleset.action_text(sample).startswith("posted"), (ruleset.id, kind)
