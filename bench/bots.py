@@ -74,6 +74,7 @@ TABLES: dict[tuple[str, int], int] = {
     ("dodo", 2): 200,
     ("crazy-eights", 4): 60,
     ("dodo", 4): 60,
+    ("dingo", 4): 60,
 }
 PAIRINGS = (("strong", "normal"), ("normal", "easy"))
 MAX_ACTIONS = 50_000

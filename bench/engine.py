@@ -4,7 +4,7 @@
 
 By default every game in the registry (``games.rules.RULESETS``) is played in
 turn, at its preset, at the tables in ``TABLES``: crazy-eights at four seats,
-crazy-8 at two, dodo at four and at eight (a game missing from ``TABLES`` at
+crazy-8 at two, dodo at four and at eight, dingo at four (a game missing from ``TABLES`` at
 its fewest seats). Each table prints one line: games/s, actions/s and
 actions/game. ``--game`` plays that game alone; ``--seats`` plays that seat
 count instead (games that refuse it are skipped, with a line that says so).
@@ -84,6 +84,7 @@ TABLES: dict[str, tuple[int, ...]] = {
     "crazy-eights": (4,),
     "crazy-8": (2,),
     "dodo": (4, 8),
+    "dingo": (4,),
 }
 
 # The table set beside OpenSpiel's crazy_eights, and that game's parameters, as near
