@@ -127,10 +127,14 @@ def _notify(table_id: int, *, now: datetime | None = None) -> Counter[str]:
     answers within it, playing live, gets none).
     """
     now = now or timezone.now()
-    table = Table.objects.filter(pk=table_id).first()
+    # Mail needs nothing of the state, the largest column by far.
+    table = Table.objects.defer("state").filter(pk=table_id).first()
     outcomes: Counter[str] = Counter()
     if table is None:
         return outcomes
+    wait = timedelta(seconds=settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS)
+    if table.status == Table.Status.PLAYING and not _turn_waited(table, now, wait):
+        return outcomes  # the common case, people playing live: one read more, no mail
     seats = list(
         table.seats.filter(user__isnull=False)
         .select_related("user", "user__mail_preferences", "user__email_verification")
@@ -139,7 +143,6 @@ def _notify(table_id: int, *, now: datetime | None = None) -> Counter[str]:
     if table.status == Table.Status.PLAYING:
         last = table.moves.order_by("-seq").values("kind", "seat").first() or {}
         just_acted = last.get("seat") if last.get("kind") == Move.Kind.ACTION else None
-        wait = timedelta(seconds=settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS)
         for seat in seats:
             due = seat.deadline_at
             if seat.number not in table.to_act or due is None or due <= now:
@@ -169,6 +172,19 @@ def _notify(table_id: int, *, now: datetime | None = None) -> Counter[str]:
             outcome = _deliver(seat.user, table, kind, None, lambda seat=seat: mail(table, seat))
             outcomes[outcome] += 1
     return outcomes
+
+
+def _turn_waited(table: Table, now: datetime, wait: timedelta) -> bool:
+    """Whether a player owes a turn, not yet past its deadline, that began ``wait`` ago or
+    more (its deadline is the table's time from when it began)."""
+    latest = now - wait + timedelta(seconds=table.deadline_seconds)
+    return Seat.objects.filter(
+        table=table,
+        number__in=table.to_act,
+        user__isnull=False,
+        deadline_at__gt=now,
+        deadline_at__lte=latest,
+    ).exists()
 
 
 def _share_of_the_time(share: float) -> ExpressionWrapper:
