@@ -359,6 +359,7 @@ def _table_by_the_orm(table_id: int, *, lock: bool) -> Table | None:
 
 @cache
 def _one_statement_sql() -> str:
+    """The table's columns, then its seats, its last moves and its receipts as JSON arrays."""
     user_table = get_user_model()._meta.db_table
     columns = ", ".join(f't."{field.column}"' for field in Table._meta.concrete_fields)
     return (
@@ -387,8 +388,8 @@ def _table_in_one_statement(table_id: int, *, lock: bool) -> Table | None:
             # A statement of its own: one that waited for the lock would read the seats,
             # moves and receipts as they were when it began (READ COMMITTED re-reads only
             # the locked row), missing what the write it waited for committed.
-            table = Table._meta.db_table
-            cursor.execute(f'SELECT 1 FROM "{table}" WHERE id = %s FOR UPDATE', [table_id])
+            tables = Table._meta.db_table
+            cursor.execute(f'SELECT 1 FROM "{tables}" WHERE id = %s FOR UPDATE', [table_id])
             if cursor.fetchone() is None:
                 return None
         cursor.execute(_one_statement_sql(), [table_id])
