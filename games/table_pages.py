@@ -43,6 +43,7 @@ from games.forms import deadline_words
 from games.models import Move, Table
 from games.pages import options_in_words, player_url
 from games.rules import Event, RulesError, Ruleset, find_ruleset
+from games.rules.dingo import pile_score
 from games.rules.replay import Act, Forfeit, Step, replay
 from games.rules.words import SUIT_NAMES
 
@@ -146,6 +147,18 @@ GROUP_OF_TYPE = {
     "swap": "swap",
     "name": "name",
 }
+# Dingo's steps are its own: a card discarded, a card passed, an answer to a hunt.
+GAME_GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
+    "dingo": (
+        ("discard", "Discard a card (face up; never an ace)"),
+        ("give", "Pass a card (face down)"),
+        ("hunt", "Answer the hunt"),
+        ("other", "Other moves"),
+    ),
+}
+GAME_GROUP_OF_TYPE: dict[str, dict[str, str]] = {
+    "dingo": {"discard": "discard", "pass": "give", "wolves": "hunt", "aces": "hunt"},
+}
 
 
 def _cards_of(action: Mapping[str, Any]) -> list[str]:
@@ -166,7 +179,9 @@ def action_groups(
     Plays of the same cards (an eight and each suit it may call; Dodo's orders of
     one set of cards) share a row, so that the cards are drawn once.
     """
-    grouped: dict[str, list[dict[str, Any]]] = {key: [] for key, _ in GROUPS}
+    groups = GAME_GROUPS.get(ruleset.id, GROUPS)
+    group_of_type = GAME_GROUP_OF_TYPE.get(ruleset.id, GROUP_OF_TYPE)
+    grouped: dict[str, list[dict[str, Any]]] = {key: [] for key, _ in groups}
     rows: dict[tuple[str, ...], dict[str, Any]] = {}
     for index, action in enumerate(legal):
         kind = action.get("type")
@@ -178,7 +193,7 @@ def action_groups(
             "cards": [card_face(c) for c in cards],
             "suit": suit_face(action.get("suit")),
         }
-        group = GROUP_OF_TYPE.get(kind, "other") if isinstance(kind, str) else "other"
+        group = group_of_type.get(kind, "other") if isinstance(kind, str) else "other"
         if group == "play" and cards:
             key = tuple(sorted(cards))
             row = rows.get(key)
@@ -189,7 +204,7 @@ def action_groups(
         else:
             grouped[group].append({"cards": [], "buttons": [button]})
     return [
-        {"key": key, "title": title, "rows": grouped[key]} for key, title in GROUPS if grouped[key]
+        {"key": key, "title": title, "rows": grouped[key]} for key, title in groups if grouped[key]
     ]
 
 
@@ -287,6 +302,7 @@ def _seat_rows(
     result = view.get("result") or {}
     places = result.get("places") or []
     board = view.get("board") or {}
+    compass = board.get("compass") if view["status"] == Table.Status.PLAYING else None
     return [
         {
             **seat,
@@ -295,6 +311,7 @@ def _seat_rows(
             "you": seat["seat"] == you,
             "to_act": seat["seat"] in to_act,
             "dealer": board.get("dealer") == seat["seat"],
+            "where": COMPASS_WORDS.get(compass[seat["seat"]]) if compass else None,
             "place": places[seat["seat"]] if seat["seat"] < len(places) else None,
             "deadline_at": due.get(seat["seat"]) if seat["seat"] in to_act else None,
         }
@@ -306,9 +323,11 @@ def _score_sheet(
     board: Mapping[str, Any] | None, seats: int, names: Callable[[int], str]
 ) -> dict[str, Any] | None:
     """The finished hands, one row each, with the running totals."""
-    hands = (board or {}).get("hands_played") or []
+    board = board or {}
+    hands = board.get("hands_played") or board.get("deals_played") or []
     if not hands:
         return None
+    winners = "hands_played" in board  # Dingo's deals have no winner of their own
     rows = []
     running = [0] * seats
     for hand in hands:
@@ -325,9 +344,10 @@ def _score_sheet(
                     for score, total in zip(scores, running, strict=False)
                 ],
                 "black_queens": [names(s) for s in hand.get("black_queens") or []],
+                "disqualified": [names(s) for s in hand.get("disqualified") or []],
             }
         )
-    return {"seats": [names(n) for n in range(seats)], "rows": rows}
+    return {"seats": [names(n) for n in range(seats)], "rows": rows, "winners": winners}
 
 
 def _placings(
@@ -361,6 +381,162 @@ def _turn_sentence(view: Mapping[str, Any], you: int | None, names: Callable[[in
     return f"Waiting for {who}."
 
 
+# -- Dingo's table: the rabbits, the hunt, the piles, the compass -------------------------
+
+COMPASS_WORDS = {"S": "South", "W": "West", "N": "North", "E": "East"}
+DIRECTION_WORDS = {"left": "to the left", "across": "across", "right": "to the right"}
+RABBIT_TOKENS = tuple(rank + "D" for rank in "23456789TJQK")
+DINGO_DISCARD_ROUNDS = 4
+DINGO_PASS_ROUNDS = 3
+
+
+def dingo_board(
+    board: Mapping[str, Any],
+    seat_rows: list[dict[str, Any]],
+    you_view: Mapping[str, Any] | None,
+    names: Callable[[int], str],
+) -> dict[str, Any]:
+    """Dingo's table as the page draws it, from the board the API shows (nothing more).
+
+    The twelve rabbits and what became of each, the Ace rabbit, the hunt in
+    progress, the discard pile's top and size, each seat at its place of the
+    compass with its piles and total, the round in words, and the viewer's
+    passes.
+    """
+    scoring, penalty = board["scoring_piles"], board["penalty_piles"]
+    caught = {card: seat for seat, pile in enumerate(scoring) for card in pile if card[1] == "D"}
+    shown = {card: seat for seat, pile in enumerate(penalty) for card in pile if card == "AD"}
+    hunt = board.get("hunt")
+    hunted = hunt["rabbit"] if hunt else None
+    still = set(board["rabbits"])
+    rabbits = []
+    for token in RABBIT_TOKENS:
+        if token in caught:
+            state, words = "caught", f"caught by {names(caught[token])}"
+        elif token == hunted:
+            state, words = "hunted", "hunted now"
+        elif token in still:
+            state, words = "waiting", "still to hunt"
+        else:
+            state, words = "dead", "discarded: nobody caught it"
+        rabbits.append({"card": card_face(token), "state": state, "words": words})
+    if "AD" in caught:
+        ace = {"state": "caught", "words": f"played by {names(caught['AD'])}: it scored 10"}
+    elif "AD" in shown:
+        ace = {"state": "dead", "words": f"shown by {names(shown['AD'])}: to its penalty pile"}
+    elif board["phase"] == "ace_hunt":
+        ace = {"state": "waiting", "words": "in a hand: it may go down once both ace wolves are"}
+    else:
+        ace = {"state": "waiting", "words": "in a hand until the Ace hunt"}
+    ace["card"] = card_face("AD")
+
+    rows = {row["seat"]: row for row in seat_rows}
+    compass = board["compass"]
+    places = []
+    for seat, letter in enumerate(compass):
+        row = rows.get(seat, {})
+        places.append(
+            {
+                "seat": seat,
+                "letter": letter,
+                "where": COMPASS_WORDS.get(letter, letter),
+                "name": row.get("name") or names(seat),
+                "you": bool(row.get("you")),
+                "to_act": bool(row.get("to_act")),
+                "bot": row.get("bot"),
+                "level": row.get("level"),
+                "dealer": board["dealer"] == seat,
+                "cards": row.get("cards"),
+                "total": row.get("total"),
+                "scoring": [card_face(c) for c in scoring[seat]],
+                "penalty": [card_face(c) for c in penalty[seat]],
+                "deal_points": pile_score(scoring[seat], penalty[seat]),
+                "disqualified": seat in (board.get("disqualified") or []),
+            }
+        )
+    by_letter = {place["letter"]: place for place in places}
+
+    phase = board["phase"]
+    round_ = board.get("round")
+    turn = board.get("turn")
+    if phase == "discard" and round_:
+        stage = f"Discards, round {round_['number']} of {DINGO_DISCARD_ROUNDS}"
+        doing = "each player in turn from the dealer discards one card face up (never an ace)"
+    elif phase == "pass" and round_:
+        direction = DIRECTION_WORDS.get(round_.get("direction"), round_.get("direction"))
+        stage = f"Pass {round_['number']} of {DINGO_PASS_ROUNDS}, {direction}"
+        doing = "each player in turn from the dealer passes one card face down"
+    elif phase == "hunt" and hunt:
+        stage = f"The hunt for the {card_face(hunt['rabbit'])['name']}"
+        doing = (
+            "the dingo is played by force; then each other player in turn may play "
+            "one or both wolves of its rank"
+        )
+    elif phase == "ace_hunt":
+        stage = "The Ace hunt"
+        doing = (
+            "the ace of hearts is played by force; each player in turn may play ace wolves, "
+            "and the Ace rabbit once both ace wolves are down"
+        )
+    else:
+        stage, doing = "The deal is over", ""
+    step = None
+    if turn is not None and phase == "discard":
+        step = f"{names(turn)} discards"
+    elif turn is not None and phase == "pass" and board.get("pass_to") is not None:
+        step = f"{names(turn)} passes a card to {names(board['pass_to'])}"
+    elif hunt and hunt.get("awaiting") is not None:
+        step = f"{names(hunt['awaiting'])} answers"
+
+    hunt_words = None
+    if hunt:
+        hunt_words = {
+            "ace": hunt["rank"] == "A",
+            "rabbit": card_face(hunt["rabbit"]) if hunt["rabbit"] else None,
+            "dingo": names(hunt["dingo"]),
+            "dingo_card": card_face(hunt["dingo_card"]),
+            "answers": [
+                {
+                    "name": names(answer["seat"]),
+                    "cards": [card_face(c) for c in answer["cards"]],
+                }
+                for answer in hunt["answers"]
+            ],
+            "awaiting": names(hunt["awaiting"]) if hunt.get("awaiting") is not None else None,
+        }
+
+    you_view = you_view or {}
+    passed = [
+        {"name": names(p["to"]), "card": card_face(p["card"])} for p in you_view.get("passed") or []
+    ]
+    received = [
+        {"name": names(p["from"]), "card": card_face(p["card"])}
+        for p in you_view.get("received") or []
+    ]
+    deals = board.get("deals") or 1
+    return {
+        "rabbits": rabbits,
+        "hunting": hunted is not None,
+        "ace_rabbit": ace,
+        "north": by_letter.get("N"),
+        "west": by_letter.get("W"),
+        "east": by_letter.get("E"),
+        "south": by_letter.get("S"),
+        "places": [by_letter[letter] for letter in "SWNE" if letter in by_letter],
+        "stage": stage,
+        "doing": doing,
+        "step": step,
+        "hunt": hunt_words,
+        "discard_top": card_face(board["discard_top"]) if board.get("discard_top") else None,
+        "discard_count": board.get("discard_count") or 0,
+        "passed": passed,
+        "received": received,
+        "deal": board.get("hand_number"),
+        "deals": deals,
+        "target": board.get("target") or 0,
+    }
+
+
 def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
     """Everything the table page and its board fragment show, from :func:`table_view`."""
     view = selectors.table_view(table, request.user)
@@ -375,8 +551,18 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
     finished = view["status"] == Table.Status.FINISHED
     record_url = view["record_url"]
     result = view["result"]
+    seat_rows = _seat_rows(table, view, you, names)
+    groups = action_groups(ruleset, view["legal_actions"], names)
+    dingo = None
+    if ruleset.id == "dingo" and board:
+        dingo = dingo_board(board, seat_rows, view["you"], names)
+        if board.get("pass_to") is not None:
+            for group in groups:
+                if group["key"] == "give":
+                    group["title"] = f"Pass a card to {names(board['pass_to'])} (face down)"
     return {
         "table": table,
+        "dingo": dingo,
         "view": view,
         "ruleset": ruleset,
         "deadline_words": deadline_words(table.deadline_seconds),
@@ -389,7 +575,7 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
             and you is None
             and any(seat.is_free for seat in seats)
         ),
-        "seats": _seat_rows(table, view, you, names),
+        "seats": seat_rows,
         "bot_fill": (
             {"at": table.bot_fill_at, "level": table.bot_fill_level} if view["bot_fill"] else None
         ),
@@ -408,7 +594,7 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "chain": board.get("chain") if board else None,
         "naming": bool(board and board.get("naming")),
         "announced": [names(s) for s in (board or {}).get("announced") or []],
-        "groups": action_groups(ruleset, view["legal_actions"], names),
+        "groups": groups,
         "log": [
             {"seq": entry["seq"], "at": entry["at"], "text": entry["text"]}
             for entry in reversed(view["recent"])
