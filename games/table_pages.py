@@ -783,6 +783,13 @@ def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
         }
         for seat in range(table.seat_count)
     ]
+    dingo = None
+    if ruleset.id == "dingo":
+        rows = [
+            {**hand, "cards": len(hand["cards"]), "you": False, "bot": False, "level": None}
+            for hand in hands
+        ]
+        dingo = dingo_board(view, rows, None, names)
     # Each step's events say what happened (the action itself first), in the engine's words.
     what = (
         "The start: the first dealer is drawn and the first hand dealt." if step_no == 0 else None
@@ -797,6 +804,7 @@ def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
             "events": [ruleset.event_text(_event_seen(e), names) for e in step.events],
             "hands": hands,
             "board": view,
+            "dingo": dingo,
             "pile_top": card_face(view["pile_top"]) if view.get("pile_top") else None,
             "suit_to_follow": suit_face(view.get("suit_to_follow")),
             "called_suit": suit_face(view.get("called_suit")),

@@ -139,6 +139,12 @@ def test_a_person_plays_a_whole_deal_of_dingo_against_three_bots(
     page.goto(site + f"/tables/{table.pk}/replay/")
     expect(page.locator("main")).to_contain_text("the game is over")
     found["replay"] = serious_violations(page)
+    # The replay of a step in the hunts: every hand face up, and Dingo's table after it.
+    last = Move.objects.filter(table=table).exclude(kind="start").count()
+    page.goto(site + f"/tables/{table.pk}/replay/?step={last - 6}")
+    expect(page.locator("main .dingo")).to_contain_text("The rabbits")
+    shot(page, "dingo-replay-desktop")
+    found["replay of a hunt"] = serious_violations(page)
 
     assert {"discard", "pass", "finished"} <= photographed
     assert {name: v for name, v in found.items() if v} == {}

@@ -165,3 +165,11 @@ def test_a_finished_deal_shows_the_places_and_the_score_sheet_deal_by_deal() -> 
     assert "Replay the game move by move" in html
     replay = logged_in(user_at(table, 0)).get(page_url(table, "replay"))
     assert replay.status_code == 200
+    # The replay draws Dingo's table after each step: the compass, the rabbits, the piles.
+    moves = table.moves.filter(kind="action").count()
+    for step in (0, 20, moves - 3, moves):
+        page = client_for().get(page_url(table, "replay"), {"step": step}).content.decode()
+        assert "The rabbits" in page and "South: " in page and "Scoring pile" in page
+        assert "Stock" not in page
+    middle = client_for().get(page_url(table, "replay"), {"step": 20}).content.decode()
+    assert "Pass " in middle or "Discards, round" in middle
