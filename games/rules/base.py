@@ -47,7 +47,8 @@ import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, overload
+from operator import is_
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast, overload
 
 from games.rules.chance import Chance
 from games.rules.words import Names, Refusal, quote, seat_name
@@ -463,13 +464,17 @@ class Saved(Generic[T]):
     def fresh(self, seats: int) -> T:
         """The default, for a state of ``seats`` seats: never shared between states."""
         default = self.default
+        if type(default) is list and not default:  # most of them, at every deal: no deepcopy
+            return cast(T, [])
         return copy.deepcopy(default) if isinstance(default, list | dict) else default
 
     def saved_by(self, state: GameState) -> bool:
         return self.when is None or self.when(state)
 
-    # Every state holds each field in its own __dict__ from birth, so reads never
-    # come here (this is a non-data descriptor); only the class sees the declaration.
+    # Every state holds each field in its own __dict__ from birth, and the class keeps
+    # the declaration only until it is made (``_take_declarations`` moves it to
+    # ``declared`` and leaves the default), so reads never come here: this says what a
+    # read gives, for types.
     @overload
     def __get__(self, instance: None, owner: type) -> Saved[T]: ...
     @overload
@@ -517,6 +522,7 @@ class GameState(ABC):
     """
 
     declared: ClassVar[tuple[Saved[Any], ...]] = ()  # every field, the base's first
+    _declared_here: ClassVar[tuple[Saved[Any], ...]] = ()  # the fields this class declares
     higher_wins: bool  # False where the fewest points win: the ruleset's, unless an option turns it
     reverses: bool = False  # whether play may turn round, so that ``direction`` is saved
 
@@ -529,12 +535,7 @@ class GameState(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        fields: dict[str, Saved[Any]] = {}
-        for klass in reversed(cls.__mro__):
-            for value in vars(klass).values():
-                if isinstance(value, Saved):
-                    fields[value.name] = value
-        cls.declared = tuple(fields.values())
+        _take_declarations(cls)
 
     def __init__(self, ruleset: Ruleset, seats: int, options: Mapping[str, Any]) -> None:
         self.ruleset = ruleset
@@ -725,6 +726,28 @@ class GameState(ABC):
 
     def check(self, seat: int, action: Any) -> None:
         """Raise unless ``action`` is, exactly, one of ``seat``'s legal actions now."""
+        # Every legal action comes this way, so it is tested first in as few steps as may
+        # be: a seat at the table, and a dict equal (==) to one listed that holds, key by
+        # key, the very values listed (a copy ``legal_actions`` handed out does), or
+        # values of the same JSON types (``_same_listed``). A listed action holds no
+        # float, so a value that is the very one listed is the same JSON. Whatever that
+        # does not pass goes the whole way below, which may still accept it.
+        if type(seat) is int and 0 <= seat < self.seats and self.result is None:
+            legal = self._legal_by_seat.get(seat)
+            if legal is None:
+                legal = self._legal(seat)
+            if legal and type(action) is dict:
+                try:
+                    listed = legal[legal.index(action)]
+                except ValueError:
+                    pass
+                else:
+                    for key, value in listed.items():
+                        given = action[key]  # equal dicts: the same keys
+                        if given is not value and not _same_listed(given, value):
+                            break
+                    else:
+                        return
         if self.is_over:
             raise GameOver("game_over")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
@@ -783,6 +806,35 @@ class GameState(ABC):
         return [self.end(reason, seat)]
 
 
+def _take_declarations(cls: type) -> None:
+    """Note the fields ``cls`` declares (``Saved``) in ``declared``; on the class, their defaults.
+
+    ``declared`` is every field of the class, its bases' first. Each declaration
+    is kept in the class's ``_declared_here``, and the class attribute becomes the
+    field's default. A state holds every field in its own ``__dict__``
+    (``GameState.__init__``), so it reads the same; but Python 3.11 never
+    specialises the reading of an attribute (``state.turn``) where the class
+    holds an object of a class written in Python under that name, as a ``Saved``
+    is, and then each read looks in the class and then in the state. The engine
+    reads its fields all the time; a default (an int, a list...) is no such object.
+    """
+    here = {name: value for name, value in vars(cls).items() if isinstance(value, Saved)}
+    for name, spec in here.items():
+        setattr(cls, name, spec.default)
+    cls._declared_here = tuple(here.values())  # type: ignore[attr-defined]
+    fields: dict[str, Saved[Any]] = {}
+    for klass in reversed(cls.__mro__):
+        own = vars(klass).get("_declared_here")
+        if own is None:  # a class that is no GameState (a mixin) keeps its declarations
+            own = [value for value in vars(klass).values() if isinstance(value, Saved)]
+        for spec in own:
+            fields[spec.name] = spec
+    cls.declared = tuple(fields.values())  # type: ignore[attr-defined]
+
+
+_take_declarations(GameState)
+
+
 def forfeit_text(reason: str) -> str:
     """How a forfeit reads after the seat: ``resigned``, ``timed out``."""
     return {RESIGNED: "resigned", TIMEOUT: "timed out"}.get(reason, f"forfeited ({quote(reason)})")
@@ -832,6 +884,16 @@ def same_json(a: Any, b: Any) -> bool:
         elif not same_json(value, other):
             return False
     return True
+
+
+def _same_listed(given: Any, listed: Any) -> bool:
+    """``same_json(given, listed)`` for a value of a listed action, ``given == listed``.
+
+    Quick for a list of the very objects listed (the cards of a copy).
+    """
+    if type(given) is list and all(map(is_, given, listed)):
+        return True
+    return same_json(given, listed)
 
 
 def place_by_totals(

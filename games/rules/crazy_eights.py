@@ -57,6 +57,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from itertools import chain
 from typing import Any, ClassVar
 
 from games.rules.base import (
@@ -171,6 +172,9 @@ def sort_hand(cards: list[str]) -> list[str]:
     """A hand in the order people hold it: by suit, then by rank."""
     return sorted(cards, key=lambda c: (SUITS.index(c[1]), "A23456789TJQK".index(c[0])))
 
+
+# Lists of several cards' plays, joined in C: ``list(concatenated(map(plays.__getitem__, hand)))``.
+concatenated = chain.from_iterable
 
 # A position's digest hashes its facts as compact JSON (``EightsState.position``).
 _COMPACT = json.JSONEncoder(separators=(",", ":"))
@@ -306,6 +310,7 @@ class EightsState(GameState):
         self.target = ruleset.target(seats, options)
         pack = ruleset.pack(seats, options)
         self.two_of_a_card = len(set(pack)) < len(pack)  # two packs: a hand may hold both
+        self.blocks = ruleset.blocks
         self._position_names: tuple[str, ...] | None = None  # see ``position``
 
     # -- dealing -------------------------------------------------------------
@@ -322,13 +327,14 @@ class EightsState(GameState):
         pack, event = self.chance_shuffle(
             chance, "deal", self.ruleset.pack(self.seats, self.options)
         )
-        self.hands = [[] for _ in range(self.seats)]
-        position = 0
-        for _ in range(self.hand_size):
-            for offset in range(1, self.seats + 1):
-                self.hands[(self.dealer + offset) % self.seats].append(pack[position])
-                position += 1
-        self.stock = list(reversed(pack[position:]))
+        # One card at a time to each seat from the dealer's left, hand_size times round:
+        # the seat offset places from the dealer gets every seats-th card from offset - 1.
+        dealt = self.hand_size * self.seats
+        hands: list[list[str]] = [[] for _ in range(self.seats)]
+        for offset in range(1, self.seats + 1):
+            hands[(self.dealer + offset) % self.seats] = pack[offset - 1 : dealt : self.seats]
+        self.hands = hands
+        self.stock = pack[dealt:][::-1]
         # A turned eight goes under the stock and the next card is turned.
         starter = self.stock.pop()
         while starter[0] == EIGHT and self.bury_starter:
@@ -374,19 +380,31 @@ class EightsState(GameState):
     def _play_actions(self, cards: list[str]) -> list[Action]:
         # The engine's hot path: each card's plays looked up (plays_on), in hand order, each
         # card once (from two packs a hand may hold two of a card); a new list, the caller's.
-        plays = plays_on(self.pile[-1], self.called_suit)
-        actions: list[Action] = []
-        for card in dict.fromkeys(cards) if self.two_of_a_card else cards:
-            actions += plays[card]
-        return actions
+        # The lookups and the list are made in C (map, concatenated): no Python step per card.
+        plays = _PLAYS_ON.get((self.pile[-1], self.called_suit))
+        if plays is None:
+            plays = plays_on(self.pile[-1], self.called_suit)
+        return list(
+            concatenated(
+                map(plays.__getitem__, dict.fromkeys(cards) if self.two_of_a_card else cards)
+            )
+        )
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Copies of the position's legal actions (``_legal``): the caller's own, to change."""
-        copies = list(map(dict.copy, self._legal(seat)))
-        for name in self.list_fields:
-            for action in copies:
-                if name in action:
-                    action[name] = list(action[name])
+        # ``_legal``, written out: a bench or a bot asks this before every action.
+        if type(seat) is int:
+            legal = self._legal_by_seat.get(seat)
+            if legal is None:
+                legal = self._legal_by_seat[seat] = self._find_legal(seat)
+        else:
+            legal = self._find_legal(seat)
+        copies = list(map(dict.copy, legal))
+        if self.list_fields:
+            for name in self.list_fields:
+                for action in copies:
+                    if name in action:
+                        action[name] = list(action[name])
         return copies
 
     def _find_legal(self, seat: int) -> list[Action]:
@@ -442,11 +460,16 @@ class EightsState(GameState):
     def apply(self, seat: int, action: Any, chance: Chance) -> list[Event]:
         # Only positions noted since the last free choice count (``forced_repeats_only``):
         # whether this action is one depends on the choices before it is applied.
-        choices = self.turn_choices(seat) if self.forced_repeats_only and self.seen else 1
-        events = super().apply(seat, action, chance)
-        if self.seen and (choices != 1 or (self.forced_repeats_only and self.is_call(action))):
-            self.seen.clear()
-        if self.ruleset.blocks and not self.stock and self.result is None:
+        seen = self.seen
+        choices = self.turn_choices(seat) if seen and self.forced_repeats_only else 1
+        # GameState.apply, but for its copy of the action: the family's ``_apply`` never
+        # changes the action it is given, nor keeps it.
+        self.check(seat, action)
+        self._legal_by_seat.clear()  # the position changes: its legal actions go
+        events = self._apply(seat, action, chance)
+        if seen and (choices != 1 or (self.forced_repeats_only and self.is_call(action))):
+            seen.clear()
+        if self.blocks and not self.stock and self.result is None:
             events.extend(self._round_in_circles(chance))
         return events
 
@@ -518,16 +541,23 @@ class EightsState(GameState):
     def _play(
         self, seat: int, card: str, suit: str | None, chance: Chance, announce: bool = False
     ) -> list[Event]:
-        self.hands[seat].remove(card)
+        hand = self.hands[seat]
+        hand.remove(card)
         self.pile.append(card)
-        self.called_suit = suit if card[0] == EIGHT else None
+        # ``_play_event``, written out: this is most actions.
+        public: dict[str, Any] = {"type": "play", "seat": seat, "card": card}
+        called = self.called_suit = suit if card[0] == EIGHT else None
+        if called is not None:
+            public["suit"] = called
+        if announce:
+            public["announce"] = True
         self.drawn = None
         self.passes = 0
-        events = [self._play_event(seat, {"card": card}, announce)]
-        if not self.hands[seat]:
-            events.extend(self._hand_over(seat, chance))
+        events = [Event(public)]
+        if not hand:
+            events += self._hand_over(seat, chance)
         else:
-            events.extend(self._card_effect(seat, card, chance))
+            events += self._card_effect(seat, card, chance)
         return events
 
     def _card_effect(self, seat: int, card: str, chance: Chance) -> list[Event]:

@@ -69,9 +69,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from itertools import product
+from operator import itemgetter
 from typing import Any, ClassVar
 
 from games.rules.base import (
+    RANKS,
     STANDARD_PACK,
     SUITS,
     Action,
@@ -89,19 +91,32 @@ from games.rules.crazy_eights import (
     CALLED_SUIT,
     CATCH,
     DRAW,
+    DRAW_ACTION,
     EIGHT,
     PASS,
+    PASS_ACTION,
     CrazyEights,
     EightsState,
+    concatenated,
     hand_value,
     sort_hand,
 )
 from games.rules.words import Names, Refusal, Wording, quote, word
 
 BLACK_QUEENS = frozenset({"QS", "QC"})
+_LAID = itemgetter("cards")  # the cards a play lays
+_OF_RANK = {rank: frozenset(rank + suit for suit in SUITS) for rank in RANKS}  # a rank's cards
 CHAIN_VALUES = {"2": 2, "4": 4}
+_ACTING_RANKS = frozenset("24AJQ")  # the ranks whose cards do more than pass the turn on
 # Where each card sits in a hand as people hold it (by suit, then rank).
 HAND_ORDER = {card: index for index, card in enumerate(sort_hand(list(STANDARD_PACK)))}
+
+
+def _first_in_hand(cards: tuple[str, ...]) -> int:
+    """Where cards of one rank, in hand order, go in a hand: where the first goes."""
+    return HAND_ORDER[cards[0]]
+
+
 # How the actions are written, and the refusal for each field that is not.
 CARDS = Field(
     is_cards, 'a play lists the cards laid, first to last: {"type": "play", "cards": ["9C", "9H"]}'
@@ -245,33 +260,54 @@ class DodoState(EightsState):
 
         Made of plays shared by every state (``rank_plays``): never to be changed.
         """
+        return self._hand_plays(seat)[0]
+
+    def _hand_plays(self, seat: int) -> tuple[list[Action], int]:
+        """``_plays``, and the most cards a play of them may lay (at least what the most lays)."""
+        # A hand's plays are each rank's, in hand order of the rank's first card, then
+        # those of a two and a four. Only a rank with a card that fits (a card with plays
+        # alone) has plays, so only such ranks' cards are gathered, in C (``filter``):
+        # the usual hand has one card that fits, alone of its rank.
         alone = self._plays_alone()
-        by_rank: dict[str, list[str]] = {}
-        for card in sorted(self.hands[seat], key=HAND_ORDER.__getitem__):
-            same = by_rank.get(card[0])
-            if same is None:
-                by_rank[card[0]] = [card]
-            else:
-                same.append(card)
-        if self.chain:
-            by_rank = {rank: cards for rank, cards in by_rank.items() if rank in CHAIN_VALUES}
-        elif self.drawn is not None:
-            by_rank = {self.drawn[0]: by_rank[self.drawn[0]]}
-        plays: list[Action] = []
-        for cards in by_rank.values():
-            if len(cards) == 1:  # the usual case: a lookup
-                plays += alone[cards[0]]
-            else:  # a card fits where it has plays alone
-                plays += rank_plays(tuple(cards), tuple(map(bool, map(alone.__getitem__, cards))))
-        if self.chains and "2" in by_rank and "4" in by_rank:
-            # "Lay two of them together to add both": a two and a four, either first.
-            for two, four in product(dict.fromkeys(by_rank["2"]), dict.fromkeys(by_rank["4"])):
+        hand = self.hands[seat]
+        fitting = list(filter(alone.__getitem__, hand))
+        if not fitting:
+            return [], 0
+        ranks = "".join(hand)[::2]  # each card's rank, in hand order (a card is two letters)
+        fitting_ranks = "".join(fitting)[::2]
+        # "Lay two of them together to add both": a two and a four, either first, where
+        # one that fits goes first.
+        pairs = (
+            self.chains
+            and (self.chain or self.drawn is None)  # a drawn card goes down with its rank
+            and "2" in ranks
+            and "4" in ranks
+            and ("2" in fitting_ranks or "4" in fitting_ranks)
+        )
+        if len(fitting) == 1 and not pairs and ranks.count(fitting_ranks) == 1:
+            return list(alone[fitting[0]]), 1
+        # Each rank's cards, in hand order: of one rank, that is the order of their
+        # suits, C D H S, which is the order of the cards' names.
+        groups = [
+            tuple(sorted(filter(_OF_RANK[rank].__contains__, hand)))
+            for rank in dict.fromkeys(fitting_ranks + "24" if pairs else fitting_ranks)
+        ]
+        if len(groups) > 1:
+            groups.sort(key=_first_in_hand)
+        plays = list(concatenated(map(alone.together.__getitem__, groups)))
+        most = max(map(len, groups))
+        if pairs:
+            twos, fours = (group for group in groups if group[0][0] in CHAIN_VALUES)
+            if twos[0][0] == "4":
+                twos, fours = fours, twos
+            for two, four in product(dict.fromkeys(twos), dict.fromkeys(fours)):
                 plays.extend(
                     {"type": "play", "cards": [first, last]}
                     for first, last in ((two, four), (four, two))
                     if alone[first]
                 )
-        return plays
+            most = max(most, 2)
+        return plays, most
 
     def _plays_alone(self) -> PlaysAlone:
         """Each card's plays laid alone now, none where it does not fit: for each situation, once."""
@@ -291,13 +327,13 @@ class DodoState(EightsState):
     def _find_legal(self, seat: int) -> list[Action]:
         if self.result is not None:
             return []
-        calls: list[Action] = []
-        if self.catchable is not None:
-            calls = (
-                [{"type": "last_card"}]
-                if seat == self.catchable
-                else [{"type": "catch", "seat": self.catchable}]
-            )
+        if self.catchable is None:  # no call out of turn: the usual case
+            return self._turn_actions(seat) if seat == self.turn else []
+        calls: list[Action] = (
+            [{"type": "last_card"}]
+            if seat == self.catchable
+            else [{"type": "catch", "seat": self.catchable}]
+        )
         if seat != self.turn:
             return calls
         return self._turn_actions(seat) + calls
@@ -305,17 +341,25 @@ class DodoState(EightsState):
     def _turn_actions(self, seat: int) -> list[Action]:
         if self.swaps:
             return [{"type": "swap", "seat": other} for other in range(self.seats) if other != seat]
+        plays, most = self._hand_plays(seat)
         leaves_one = len(self.hands[seat]) - 1  # the cards a play that leaves one lays
-        plays: list[Action] = []
-        for play in self._plays(seat):
-            plays.append(play)
-            if len(play["cards"]) == leaves_one:  # listed again, announcing the last card
-                plays.append({**play, "announce": True})
+        # Whether any play leaves one card, asked in C (``map``) before any step in Python.
+        if 0 < leaves_one <= most and leaves_one in map(len, map(_LAID, plays)):
+            plays = [
+                listed
+                for play in plays
+                for listed in (
+                    # Listed again, announcing the last card.
+                    (play, {**play, "announce": True})
+                    if len(play["cards"]) == leaves_one
+                    else (play,)
+                )
+            ]
         if self.chain:
-            return [*plays, {"type": "draw"}]
+            return [*plays, DRAW_ACTION]
         if plays:
             return plays
-        return [{"type": "draw"}] if self.can_draw() else [{"type": "pass"}]
+        return [DRAW_ACTION] if self.can_draw() else [PASS_ACTION]
 
     def explain_illegal(self, seat: int, action: Action) -> Refusal:
         kind = action["type"]
@@ -376,7 +420,9 @@ class DodoState(EightsState):
 
     def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
         kind = action["type"]
-        if kind == "catch":
+        if kind == "play":  # most actions: tested first
+            events = self._lay(seat, action, chance)
+        elif kind == "catch":
             events = self._catch(seat, action["seat"], chance)
         elif kind == "last_card":
             self.catchable = None
@@ -384,8 +430,6 @@ class DodoState(EightsState):
             events = [Event({"type": "last_card", "seat": seat})]
         elif kind == "swap":
             events = self._swap(seat, action["seat"])
-        elif kind == "play":
-            events = self._lay(seat, action, chance)
         elif kind == "draw" and self.chain:
             events = self._take_chain(seat, chance)
         elif kind == "draw":
@@ -402,28 +446,38 @@ class DodoState(EightsState):
 
     def _lay(self, seat: int, action: Action, chance: Chance) -> list[Event]:
         cards: list[str] = action["cards"]
-        announce = bool(action.get("announce"))
+        hand = self.hands[seat]
         for card in cards:
-            self.hands[seat].remove(card)
-        self.pile.extend(cards)
+            hand.remove(card)
+        self.pile += cards
         last = cards[-1]
-        self.called_suit = action["suit"] if last[0] == EIGHT else None
+        # The play event (``_play_event``, written out: this is most actions).
+        public: dict[str, Any] = {"type": "play", "seat": seat, "cards": list(cards)}
+        called = self.called_suit = action["suit"] if last[0] == EIGHT else None
+        if called is not None:
+            public["suit"] = called
+        announce = bool(action.get("announce"))
+        if announce:
+            public["announce"] = True
         self.drawn = None
         self.passes = 0
         self.skipped = []
         # The last-card window: any play closes the one open; a silent play down to one opens one.
         self.catchable = None
-        self.announced = [other for other in self.announced if other != seat]
-        if len(self.hands[seat]) == 1:
+        if seat in self.announced:
+            self.announced = [other for other in self.announced if other != seat]
+        if len(hand) == 1:
             if announce:
                 self.announced.append(seat)
             else:
                 self.catchable = seat
-        events = [self._play_event(seat, {"cards": list(cards)}, announce)]
-        if not self.hands[seat]:
+        events = [Event(public)]
+        if not hand:
             return events + self._hand_over(seat, chance)
         rank = last[0]
-        if rank in CHAIN_VALUES:
+        if rank not in _ACTING_RANKS:  # most cards: the turn passes on
+            self.turn = self._turn_after(seat, events)
+        elif rank in CHAIN_VALUES:
             added = sum(CHAIN_VALUES[card[0]] for card in cards)
             self.chain += added
             self.turn = self.next_seat(seat)
@@ -456,9 +510,9 @@ class DodoState(EightsState):
         taken as the turn comes round to them; the layer's own turns are not
         consumed, so at two seats two aces let the layer play twice more.
         """
-        if self.aces_cost_turns:
+        if self.aces_cost_turns and self.skipped:
             self.skipped = []  # the seats passed over as the turn last moved on
-        turn = self.next_seat(seat)
+        turn = (seat + self.direction) % self.seats  # ``next_seat``
         while self.turns_lost and turn != self.ace_layer:
             self.turns_lost -= 1
             self.skipped.append(turn)
@@ -692,15 +746,34 @@ class Dodo1(Dodo):
 class PlaysAlone(dict[str, tuple[Action, ...]]):
     """Each card's plays laid alone in one situation (``DodoState._plays_alone``), made once a card.
 
-    None where the card does not fit: ``fits``, remembered.
+    None where the card does not fit: ``fits``, remembered. ``together`` holds
+    the plays of several cards of one rank in this situation, by the cards.
     """
 
     def __init__(self, fits: Callable[[str], bool]) -> None:
         super().__init__()
         self.fits = fits
+        self.together = PlaysTogether(self)
 
     def __missing__(self, card: str) -> tuple[Action, ...]:
         plays = self[card] = rank_plays((card,), (self.fits(card),))
+        return plays
+
+
+class PlaysTogether(dict[tuple[str, ...], tuple[Action, ...]]):
+    """The plays of cards of one rank (in hand order) in one situation: ``rank_plays``, by the cards.
+
+    What fits is the situation's, so the cards alone are the key: a hand's plays
+    look them up without working out again which of its cards fit.
+    """
+
+    def __init__(self, alone: PlaysAlone) -> None:
+        super().__init__()
+        self.alone = alone
+
+    def __missing__(self, cards: tuple[str, ...]) -> tuple[Action, ...]:
+        fit = tuple(bool(self.alone[card]) for card in cards)
+        plays = self[cards] = rank_plays(cards, fit)
         return plays
 
 
