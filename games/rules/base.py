@@ -48,7 +48,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import is_
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from games.rules.chance import Chance
 from games.rules.words import Names, Refusal, quote, seat_name
@@ -471,20 +471,13 @@ class Saved(Generic[T]):
     def saved_by(self, state: GameState) -> bool:
         return self.when is None or self.when(state)
 
-    # Every state holds each field in its own __dict__ from birth, and the class keeps
-    # the declaration only until it is made (``_take_declarations`` moves it to
-    # ``declared`` and leaves the default), so reads never come here: this says what a
-    # read gives, for types.
-    @overload
-    def __get__(self, instance: None, owner: type) -> Saved[T]: ...
-    @overload
-    def __get__(self, instance: object, owner: type) -> T: ...
-    def __get__(self, instance: object, owner: type) -> Saved[T] | T:
-        if instance is None:
-            return self
-        raise AttributeError(f"{self.name} was never set: GameState.__init__ sets every field")
-
     if TYPE_CHECKING:
+        # For types only. Every state holds each field in its own __dict__ from birth
+        # (``GameState.__init__``), and a state's class holds the default, not this
+        # declaration (``_take_declarations``): a field reads as its value, and
+        # writes as one.
+
+        def __get__(self, instance: object, owner: type) -> T: ...
 
         def __set__(self, instance: object, value: T) -> None: ...
 
