@@ -386,14 +386,25 @@ class Ruleset(ABC):
         """``event`` in words, as one seat saw it: its public part, and that seat's private part.
 
         ``names`` names a seat (``seat 2`` unless told). Each game words its
-        own events; what it cannot word is quoted.
+        own events (:meth:`_event_words`); what it cannot word is quoted, since a
+        record may hold anything.
         """
+        try:
+            text = self._event_words(event, names)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+            text = None
+        if text:
+            return text
         if event.get("type") == "game_over":
             try:
                 return self.game_over_text(event, names)
             except (KeyError, TypeError, IndexError, ValueError):
                 pass
         return quote(dict(event))
+
+    def _event_words(self, event: Mapping[str, Any], names: Names) -> str | None:
+        """The game's words for ``event``, or None for an event it does not word."""
+        return None
 
     def game_over_text(self, event: Mapping[str, Any], names: Names) -> str:
         places = ", ".join(

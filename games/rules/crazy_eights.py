@@ -747,13 +747,6 @@ class CrazyEights(Ruleset):
         card = play.get("card")
         return quote(card) if isinstance(card, str) else None
 
-    def event_text(self, event: Mapping[str, Any], names: Names = seat_name) -> str:
-        try:
-            text = self._event_words(event, names)
-        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
-            text = None
-        return text or super().event_text(event, names)
-
     def _event_words(self, event: Mapping[str, Any], names: Names) -> str | None:
         """The words for an event of the family, or None for anything else (quoted)."""
         kind = event["type"]

@@ -762,13 +762,6 @@ class Dingo(Ruleset):
             return _answer_words(kind, action["cards"])
         return None
 
-    def event_text(self, event: Mapping[str, Any], names: Names = seat_name) -> str:
-        try:
-            text = self._event_words(event, names)
-        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
-            text = None
-        return text or super().event_text(event, names)
-
     def _event_words(self, event: Mapping[str, Any], names: Names) -> str | None:
         kind = event["type"]
         if kind in _CHANCE_WORDS:

@@ -968,13 +968,6 @@ class Dos(Ruleset):
             words += " and called DOS"
         return words
 
-    def event_text(self, event: Mapping[str, Any], names: Names = seat_name) -> str:
-        try:
-            text = self._event_words(event, names)
-        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
-            text = None
-        return text or super().event_text(event, names)
-
     def _event_words(self, event: Mapping[str, Any], names: Names) -> str | None:
         kind = event["type"]
         if kind in _CHANCE_WORDS:
