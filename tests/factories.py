@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import factory
@@ -285,3 +288,24 @@ def at_once(*calls: Callable[[], Any], timeout: float = 60) -> list[Any]:
         thread.join(timeout=timeout)
         assert not thread.is_alive(), "a racing call never finished"
     return results
+
+
+def verify_downloaded_record(table: Table, tmp_path: Path) -> str:
+    """Download the table's signed record as a file, as a verifier would, and run
+    ``python -m fairplay.verify`` on it against the published key; its report."""
+    response = client_for().get(table_url(table.pk, "record"), {"download": "1"})
+    assert response.status_code == 200, response.content
+    assert "attachment" in response["Content-Disposition"]
+    path = tmp_path / f"record-{table.pk}.json"
+    path.write_bytes(response.content)
+    key = body(client_for().get("/api/fairplay/key/"))["public_key"]
+    done = subprocess.run(
+        [sys.executable, "-m", "fairplay.verify", str(path), "--key", key],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.strip()

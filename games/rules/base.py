@@ -65,6 +65,8 @@ FINISHED = "finished"
 RESIGNED = "resigned"
 TIMEOUT = "timeout"
 FORFEIT_REASONS = (RESIGNED, TIMEOUT)
+# What wording an action or event that is not what its game writes may raise: it is quoted.
+UNWORDABLE = (KeyError, TypeError, AttributeError, IndexError, ValueError)
 
 
 class RulesError(ValueError):
@@ -377,10 +379,18 @@ class Ruleset(ABC):
     def action_text(self, action: Any, names: Names = seat_name) -> str:
         """What ``action`` did, after the seat that took it: ``played 8S and called hearts``.
 
-        Each game words its own actions; what it cannot word (a record may hold
-        anything) is quoted as it was posted.
+        Each game words its own actions (:meth:`_action_words`); what it cannot
+        word (a record may hold anything) is quoted as it was posted.
         """
-        return f"posted {quote(action)}"
+        try:
+            text = self._action_words(action, names)
+        except UNWORDABLE:
+            text = None
+        return text or f"posted {quote(action)}"
+
+    def _action_words(self, action: Any, names: Names) -> str | None:
+        """The game's words for ``action``, or None for an action it does not word."""
+        return None
 
     def event_text(self, event: Mapping[str, Any], names: Names = seat_name) -> str:
         """``event`` in words, as one seat saw it: its public part, and that seat's private part.
@@ -391,7 +401,7 @@ class Ruleset(ABC):
         """
         try:
             text = self._event_words(event, names)
-        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        except UNWORDABLE:
             text = None
         if text:
             return text

@@ -77,7 +77,7 @@ from games.rules.base import (
     is_true,
 )
 from games.rules.chance import Chance
-from games.rules.words import Names, Refusal, Wording, quote, seat_name, suit_name, word
+from games.rules.words import Names, Refusal, Wording, quote, suit_name, word
 
 EIGHT = "8"
 
@@ -712,16 +712,8 @@ class CrazyEights(Ruleset):
 
     # -- the text forms ----------------------------------------------------------
 
-    def action_text(self, action: Any, names: Names = seat_name) -> str:
-        """``played 9C``, ``played 8S and called hearts``, ``drew``, ``passed``, ``caught seat 1``..."""
-        try:
-            text = self._action_words(action, names)
-        except (KeyError, TypeError, AttributeError):
-            text = None
-        return text or super().action_text(action, names)
-
     def _action_words(self, action: Any, names: Names) -> str | None:
-        """The words for an action of the family, or None for anything else (quoted)."""
+        """``played 9C``, ``played 8S and called hearts``, ``drew``, ``passed``, ``caught seat 1``..."""
         kind = action["type"]
         if kind == "play":
             return self._play_words(action)

@@ -89,7 +89,7 @@ from games.rules.base import (
     is_card,
 )
 from games.rules.chance import Chance
-from games.rules.words import Names, Refusal, Wording, quote, seat_name, word
+from games.rules.words import Names, Refusal, Wording, quote, word
 
 SEATS = 4
 RABBITS: tuple[str, ...] = tuple(rank + "D" for rank in "23456789TJQK")  # top first
@@ -744,15 +744,8 @@ class Dingo(Ruleset):
 
     # -- the text forms --------------------------------------------------------
 
-    def action_text(self, action: Any, names: Names = seat_name) -> str:
+    def _action_words(self, action: Any, names: Names) -> str | None:
         """``discarded 7S``, ``passed 9C``, ``played the wolves 7C 7S``, ``played no ace``..."""
-        try:
-            text = self._action_words(action)
-        except (KeyError, TypeError, AttributeError):
-            text = None
-        return text or super().action_text(action, names)
-
-    def _action_words(self, action: Any) -> str | None:
         kind = action["type"]
         if len(action) != 2:
             return None

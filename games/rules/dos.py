@@ -100,7 +100,7 @@ from games.rules.base import (
     is_true,
 )
 from games.rules.chance import Chance
-from games.rules.words import Names, Refusal, Wording, quote, seat_name, word
+from games.rules.words import Names, Refusal, Wording, quote, word
 
 COLOURS = "BGRY"
 COLOUR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
@@ -944,15 +944,8 @@ class Dos(Ruleset):
 
     # -- the text forms --------------------------------------------------------
 
-    def action_text(self, action: Any, names: Names = seat_name) -> str:
-        """``matched R7 with R3 and B4``, ``drew``, ``placed G5 in the centre row``, ``called DOS``..."""
-        try:
-            text = self._action_words(action, names)
-        except (KeyError, TypeError, AttributeError):
-            text = None
-        return text or super().action_text(action, names)
-
     def _action_words(self, action: Any, names: Names) -> str | None:
+        """``matched R7 with R3 and B4``, ``drew``, ``placed G5 in the centre row``, ``called DOS``..."""
         kind = action["type"]
         words: str | None = None
         if kind == MATCH:

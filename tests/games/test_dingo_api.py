@@ -25,8 +25,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from datetime import timedelta
 from io import StringIO
@@ -57,11 +55,11 @@ from tests.factories import (
     snapshot,
     started_table,
     table_url,
+    verify_downloaded_record,
 )
 
 pytestmark = pytest.mark.django_db
 
-ROOT = Path(__file__).resolve().parents[2]
 GAME = "dingo"
 CARD = re.compile(r'"([A2-9TJQK][CDHS])"')
 SECRET_KEYS = {"hands", "seed", "server_seed", "game_seed", "chance", "private", "passes"}
@@ -168,24 +166,6 @@ def play(
         posted.append(action["type"])
         post(clients[turn], table.pk, view["version"], action)
     raise AssertionError(f"table {table.pk} did not finish in {max_moves} moves")
-
-
-def verify_downloaded_record(table: Table, tmp_path: Path) -> str:
-    response = client_for().get(table_url(table.pk, "record"), {"download": "1"})
-    assert response.status_code == 200, response.content
-    path = tmp_path / f"record-{table.pk}.json"
-    path.write_bytes(response.content)
-    key = body(client_for().get("/api/fairplay/key/"))["public_key"]
-    done = subprocess.run(
-        [sys.executable, "-m", "fairplay.verify", str(path), "--key", key],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout.strip()
 
 
 def replays_clean(table: Table) -> None:

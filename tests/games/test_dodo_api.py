@@ -23,8 +23,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Callable
 from datetime import timedelta
@@ -55,11 +53,11 @@ from tests.factories import (
     snapshot,
     started_table,
     table_url,
+    verify_downloaded_record,
 )
 
 pytestmark = pytest.mark.django_db
 
-ROOT = Path(__file__).resolve().parents[2]
 GAME = "dodo"
 BLACK_QUEENS = {"QS", "QC"}
 CALLS = ("catch", "last_card")
@@ -220,25 +218,6 @@ def play(
 def silent(rng: random.Random, legal: list[dict[str, Any]]) -> dict[str, Any]:
     """Never announce and never call: a seat that goes down to one stays catchable."""
     return rng.choice([a for a in legal if not a.get("announce") and not is_call(a)])
-
-
-def verify_downloaded_record(table: Table, tmp_path: Path) -> str:
-    response = client_for().get(table_url(table.pk, "record"), {"download": "1"})
-    assert response.status_code == 200, response.content
-    assert "attachment" in response["Content-Disposition"]
-    path = tmp_path / f"record-{table.pk}.json"
-    path.write_bytes(response.content)
-    key = body(client_for().get("/api/fairplay/key/"))["public_key"]
-    done = subprocess.run(
-        [sys.executable, "-m", "fairplay.verify", str(path), "--key", key],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout.strip()
 
 
 # -- the catalogue and creation ---------------------------------------------------
