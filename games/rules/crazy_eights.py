@@ -77,7 +77,7 @@ from games.rules.base import (
     is_true,
 )
 from games.rules.chance import Chance
-from games.rules.words import Names, Refusal, Wording, quote, suit_name, word
+from games.rules.words import Names, Refusal, Wording, by_seat, quote, suit_name, word
 
 EIGHT = "8"
 
@@ -253,13 +253,6 @@ _CHANCE_WORDS = {
     "deal": "the shuffle for hand {hand}",
     "reshuffle": "the pile below its top card was shuffled into a new stock",
 }
-
-
-def _by_seat(numbers: list[int], names: Names) -> str:
-    """``ann 35, ben 0``: one number per seat, each after its seat's name."""
-    if not isinstance(numbers, list) or not all(type(n) is int for n in numbers):
-        raise TypeError("one whole number per seat")
-    return ", ".join(f"{names(seat)} {number}" for seat, number in enumerate(numbers))
 
 
 class EightsState(GameState):
@@ -783,8 +776,8 @@ class CrazyEights(Ruleset):
             else ""
         )
         return (
-            f"hand {event['hand']} {how}: scores {_by_seat(event['scores'], names)}; "
-            f"totals {_by_seat(event['totals'], names)}{queens}"
+            f"hand {event['hand']} {how}: scores {by_seat(event['scores'], names)}; "
+            f"totals {by_seat(event['totals'], names)}{queens}"
         )
 
     def target(self, seats: int, options: Mapping[str, Any]) -> int:

@@ -89,7 +89,7 @@ from games.rules.base import (
     is_card,
 )
 from games.rules.chance import Chance
-from games.rules.words import Names, Refusal, Wording, quote, word
+from games.rules.words import Names, Refusal, Wording, by_seat, quote, word
 
 SEATS = 4
 RABBITS: tuple[str, ...] = tuple(rank + "D" for rank in "23456789TJQK")  # top first
@@ -685,12 +685,6 @@ def _cards_words(cards: Sequence[str]) -> str:
     return " ".join(quote(card) for card in cards)
 
 
-def _by_seat(numbers: Sequence[int], names: Names) -> str:
-    if not isinstance(numbers, list) or not all(type(n) is int for n in numbers):
-        raise TypeError("one whole number per seat")
-    return ", ".join(f"{names(seat)} {number}" for seat, number in enumerate(numbers))
-
-
 class Dingo(Ruleset):
     """Dingo (``shared/rules/dingo.txt``); the preset is one deal."""
 
@@ -786,8 +780,8 @@ class Dingo(Ruleset):
             out = event["disqualified"]
             red = f"; disqualified: {', '.join(names(s) for s in out)}" if out else ""
             return (
-                f"hand {event['hand']} over: scores {_by_seat(event['scores'], names)}; "
-                f"totals {_by_seat(event['totals'], names)}{red}"
+                f"hand {event['hand']} over: scores {by_seat(event['scores'], names)}; "
+                f"totals {by_seat(event['totals'], names)}{red}"
             )
         return None
 

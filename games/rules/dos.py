@@ -100,7 +100,7 @@ from games.rules.base import (
     is_true,
 )
 from games.rules.chance import Chance
-from games.rules.words import Names, Refusal, Wording, quote, word
+from games.rules.words import Names, Refusal, Wording, by_seat, quote, word
 
 COLOURS = "BGRY"
 COLOUR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
@@ -890,12 +890,6 @@ def _match_words(play: Mapping[str, Any]) -> str | None:
     return f"matched {_counted(target, play.get('target_as'))} with {laid}"
 
 
-def _by_seat(numbers: Sequence[int], names: Names) -> str:
-    if not isinstance(numbers, list) or not all(type(n) is int for n in numbers):
-        raise TypeError("one whole number per seat")
-    return ", ".join(f"{names(seat)} {number}" for seat, number in enumerate(numbers))
-
-
 class Dos(Ruleset):
     """DOS (``shared/rules/dos.txt``); the preset is the match to 200."""
 
@@ -982,7 +976,7 @@ class Dos(Ruleset):
         if kind == "hand_over":
             return (
                 f"round {event['hand']} won by {names(event['winner'])}: scores "
-                f"{_by_seat(event['scores'], names)}; totals {_by_seat(event['totals'], names)}"
+                f"{by_seat(event['scores'], names)}; totals {by_seat(event['totals'], names)}"
             )
         if kind == "top_up":
             return f"the centre row topped up with {_tokens(event['cards'])}"

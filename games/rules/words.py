@@ -88,6 +88,17 @@ def seat_name(seat: int) -> str:
     return f"seat {seat}"
 
 
+def by_seat(numbers: Any, names: Names) -> str:
+    """``ann 35, ben 0``: one number per seat, each after its seat's name.
+
+    >>> by_seat([35, 0], seat_name)
+    'seat 0 35, seat 1 0'
+    """
+    if not isinstance(numbers, list) or not all(type(n) is int for n in numbers):
+        raise TypeError("one whole number per seat")
+    return ", ".join(f"{names(seat)} {number}" for seat, number in enumerate(numbers))
+
+
 def quote(value: Any, limit: int = 160) -> str:
     """JSON for a sentence, cut short; a plain token such as a card stays unquoted.
 
