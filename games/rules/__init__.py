@@ -23,10 +23,11 @@ from games.rules.crazy_8 import Crazy8, Crazy8v2
 from games.rules.crazy_eights import CrazyEights
 from games.rules.dingo import Dingo
 from games.rules.dodo import Dodo, Dodo1
+from games.rules.dos import Dos
 
 # The current version of each game: what new tables get and the catalogue lists.
 RULESETS: dict[str, Ruleset] = {
-    ruleset.id: ruleset for ruleset in (CrazyEights(), Crazy8(), Dodo(), Dingo())
+    ruleset.id: ruleset for ruleset in (CrazyEights(), Crazy8(), Dodo(), Dingo(), Dos())
 }
 # Every version ever published, by its name: a table, and a record, plays and
 # verifies under the version it was made with, whatever is current now.
