@@ -719,7 +719,7 @@ def test_an_unknown_ruleset_version_is_refused_not_judged(
             "fairdeal-derivation/9",
             "this record is made with the seed derivation fairdeal-derivation/9",
         ),
-        ("game", "dos", "this record is of the game 'dos'; this verifier knows crazy-eights"),
+        ("game", "uno", "this record is of the game 'uno'; this verifier knows crazy-eights"),
     ],
 )
 def test_unknown_versions_and_games_cannot_be_judged(

@@ -431,7 +431,7 @@ def test_the_new_table_is_made_by_the_same_service_as_the_api() -> None:
         ({"game": ""}, "Choose a game."),
         ({"seats": "5"}, "Crazy Eights is played by 2 to 4 players."),
         ({"seats": "1"}, "A table has at least 2 seats."),
-        ({"seats": "11"}, "No game here takes more than 8 seats."),
+        ({"seats": "11"}, "No game here takes more than 10 seats."),
         ({"seats": "two"}, "The number of seats is a whole number."),
         ({"game": "crazy-8", "seats": "3"}, "3 to 7 need the house rule more_players"),
         ({"deadline": "12"}, "Choose a deadline from the list."),

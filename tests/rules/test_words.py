@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from games.rules import RULESETS, VERSIONS, IllegalAction, find_ruleset
+from games.rules import RULESETS, VERSIONS, Action, IllegalAction, find_ruleset
 from games.rules.base import GameOver, MalformedAction, NotYourTurn
 from games.rules.words import WORDINGS, Refusal, Wording, word
 
@@ -287,19 +287,29 @@ def test_every_refusal_the_engine_raises_is_worded_in_both_forms() -> None:
 
 
 def test_every_game_words_its_own_kinds_of_action() -> None:
+    samples: dict[str, Action] = {
+        "play": {"type": "play", "card": "9C"},
+        "catch": {"type": "catch", "seat": 1},
+        "swap": {"type": "swap", "seat": 1},
+        "name": {"type": "name", "suit": "H"},
+        "discard": {"type": "discard", "card": "9C"},
+        "wolves": {"type": "wolves", "cards": ["9C"]},
+        "aces": {"type": "aces", "cards": ["AC", "AD"]},
+    }
+    # Where a game writes a kind its own way.
+    own: dict[tuple[str, str], Action] = {
+        ("dodo", "play"): {"type": "play", "cards": ["9C"]},
+        ("dingo", "pass"): {"type": "pass", "card": "9C"},
+        ("dos", "match"): {
+            "type": "match",
+            "target": "R7",
+            "cards": ["R5", "W2"],
+            "as": ["R5", "R2"],
+        },
+        ("dos", "place"): {"type": "place", "card": "G5"},
+        ("dos", "bonus"): {"type": "bonus", "card": "Y9", "dos": True},
+    }
     for ruleset in RULESETS.values():
         for kind in ruleset.actions:
-            sample = {
-                "play": {"type": "play", "cards": ["9C"]}
-                if ruleset.id == "dodo"
-                else {"type": "play", "card": "9C"},
-                "catch": {"type": "catch", "seat": 1},
-                "swap": {"type": "swap", "seat": 1},
-                "name": {"type": "name", "suit": "H"},
-                "discard": {"type": "discard", "card": "9C"},
-                "wolves": {"type": "wolves", "cards": ["9C"]},
-                "aces": {"type": "aces", "cards": ["AC", "AD"]},
-            }.get(kind, {"type": kind})
-            if ruleset.id == "dingo" and kind == "pass":
-                sample = {"type": "pass", "card": "9C"}
+            sample = own.get((ruleset.id, kind), samples.get(kind, {"type": kind}))
             assert not ruleset.action_text(sample).startswith("posted"), (ruleset.id, kind)
