@@ -33,10 +33,12 @@ from games.rules.chance import SeededChance, game_seed
 TEST_PRIVATE_SEED = hashlib.sha256(
     b"fairdeal TEST signing key: never use it for real records"
 ).digest()
-NAMES = ("alice", "bob", "charlie", "dave", "erin", "frank", "grace", "heidi")
+NAMES = ("alice", "bob", "charlie", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy")
 EPOCH = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
 Policy = Callable[[GameState, int, list[Action]], Action]
+# Before each step: a call out of turn to make first (a seat, its action), or None.
+Calls = Callable[[GameState], tuple[int, Action] | None]
 
 
 def signing_key() -> Ed25519PrivateKey:
@@ -68,8 +70,12 @@ def play_record(
     version: str | None = None,  # the ruleset version; None: the current one
     options: dict[str, Any] | None = None,
     private_key: Ed25519PrivateKey | None = None,
+    calls: Calls | None = None,
 ) -> dict[str, Any]:
     """Play a match to its end and return the signed envelope of its record.
+
+    ``calls``, asked before each step, makes the calls out of turn (a catch, a
+    late announcement) that ``policy``, asked only for the seat to act, cannot.
 
     ``forfeit`` is ``(after, seat, reason)``: once ``after`` actions have been
     played, ``seat`` resigns or times out (a timeout is of a seat that owes an
@@ -96,8 +102,12 @@ def play_record(
                 )
             )
             break
-        seat = state.to_act[0]
-        action = policy(state, seat, state.legal_actions(seat))
+        call = calls(state) if calls is not None else None
+        if call is not None:
+            seat, action = call
+        else:
+            seat = state.to_act[0]
+            action = policy(state, seat, state.legal_actions(seat))
         events = state.apply(seat, action, chance)
         log.append(
             log_entry(seq=seq, kind=ACTION, seat=seat, action=action, at=at(minute), events=events)
