@@ -4,9 +4,9 @@
 
 By default every game in the registry (``games.rules.RULESETS``) is played in
 turn, at its preset, at the tables in ``TABLES``: crazy-eights at four seats,
-crazy-8 at two, dodo at four and at eight, dingo at four (a game missing from ``TABLES`` at
-its fewest seats). Each table prints one line: games/s, actions/s and
-actions/game. ``--game`` plays that game alone; ``--seats`` plays that seat
+crazy-8 at two, dodo at four and at eight, dingo at four, dos at two, four and ten (a game
+missing from ``TABLES`` at its fewest seats). Each table prints one line: games/s,
+actions/s, actions/game and the widest list of legal actions a seat was given. ``--game`` plays that game alone; ``--seats`` plays that seat
 count instead (games that refuse it are skipped, with a line that says so).
 
 Whenever crazy-eights is benched at four seats, a line for each Dodo table
@@ -89,6 +89,7 @@ TABLES: dict[str, tuple[int, ...]] = {
     "crazy-8": (2,),
     "dodo": (4, 8),
     "dingo": (4,),
+    "dos": (2, 4, 10),
 }
 
 # The table set beside OpenSpiel's crazy_eights, and that game's parameters, as near
@@ -119,6 +120,7 @@ class Run:
     hands: int
     actions: int
     elapsed: float
+    widest: int = 0  # the longest list of legal actions a seat to act was given
 
     @property
     def games_per_s(self) -> float:
@@ -129,30 +131,34 @@ class Run:
         return self.actions / self.elapsed
 
 
-def playout(game: str, seats: int, number: int) -> tuple[GameState, int]:
-    """Play match ``number`` of ``game`` at ``seats`` to the end; it, and how many actions it took."""
+def playout(game: str, seats: int, number: int) -> tuple[GameState, int, int]:
+    """Play match ``number`` of ``game`` at ``seats`` to the end; it, how many actions it
+    took, and the longest list of legal actions on the way."""
     seed = hashlib.sha256(f"bench-{number}".encode()).digest()
     chance = SeededChance(seed)
     policy = random.Random(number)
     state, _ = find_ruleset(game).new_game(seats, {}, chance)
-    actions = 0
+    actions = widest = 0
     while not state.is_over:
         seat = state.to_act[0]
-        state.apply(seat, policy.choice(state.legal_actions(seat)), chance)
+        legal = state.legal_actions(seat)
+        widest = max(widest, len(legal))
+        state.apply(seat, policy.choice(legal), chance)
         actions += 1
-    return state, actions
+    return state, actions, widest
 
 
 def play(game: str, seats: int, games: int) -> Run:
     """Play matches 0 to ``games`` - 1."""
-    hands = actions = 0
+    hands = actions = widest = 0
     started = time.perf_counter()
     for number in range(games):
-        state, played = playout(game, seats, number)
+        state, played, wide = playout(game, seats, number)
         actions += played
+        widest = max(widest, wide)
         # Every family keeps a summary of each hand scored.
         hands += len(getattr(state, "history", ()))
-    return Run(games, hands, actions, time.perf_counter() - started)
+    return Run(games, hands, actions, time.perf_counter() - started, widest)
 
 
 def report(game: str, seats: int, run: Run) -> str:
@@ -160,7 +166,7 @@ def report(game: str, seats: int, run: Run) -> str:
     return (
         f"{game}, {seats} seats: {run.games} games, {run.actions} actions in {run.elapsed:.2f} s: "
         f"{run.games_per_s:.1f} games/s, {run.actions_per_s:.0f} actions/s, "
-        f"{run.actions / run.games:.0f} actions/game"
+        f"{run.actions / run.games:.0f} actions/game, widest legal list {run.widest}"
     )
 
 
