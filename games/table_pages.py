@@ -44,6 +44,7 @@ from games.models import Move, Table
 from games.pages import options_in_words, player_url
 from games.rules import Event, RulesError, Ruleset, find_ruleset
 from games.rules.dingo import pile_score
+from games.rules.dos import match_of
 from games.rules.replay import Act, Forfeit, Step, replay
 from games.rules.words import SUIT_NAMES
 
@@ -90,6 +91,7 @@ def card_face(token: str) -> dict[str, str]:
             "suit": "",
             "colour": "",
             "name": str(token),
+            "mini": str(token),
         }
     rank, suit = token[0], token[1]
     return {
@@ -99,6 +101,7 @@ def card_face(token: str) -> dict[str, str]:
         "suit": SUIT_NAMES[suit],
         "colour": "red" if suit in RED_SUITS else "black",
         "name": f"{RANK_NAMES[rank]} of {SUIT_NAMES[suit]}",
+        "mini": f"{RANK_SIGNS.get(rank, rank)}{SUIT_SYMBOLS[suit]}",
     }
 
 
@@ -112,6 +115,46 @@ def suit_face(suit: str | None) -> dict[str, str] | None:
         "name": SUIT_NAMES[suit],
         "colour": "red" if suit in RED_SUITS else "black",
     }
+
+
+DOS_COLOUR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
+DOS_CARD_TOKEN = re.compile(r"[BGRY](?:10|[1-9]|#)|W2")
+
+
+def dos_card_face(token: str) -> dict[str, str]:
+    """A DOS card: its number (or ``#``), its colour as a word, and its name in words.
+
+    The colour is written on the card as well as shown, so that no card is told
+    from another by colour alone.
+
+    >>> face = dos_card_face("Y#")
+    >>> face["rank"], face["symbol"], face["colour"], face["name"], face["mini"]
+    ('#', 'yellow', 'dos-card dos-yellow', 'yellow # wild', 'Y#')
+    >>> dos_card_face("W2")["name"], dos_card_face("B10")["name"]
+    ('DOS wild', 'blue 10')
+    """
+    if not isinstance(token, str) or not DOS_CARD_TOKEN.fullmatch(token):
+        return card_face(token)
+    if token == "W2":
+        colour, rank, symbol, name = "wild", "2", "wild", "DOS wild"
+    else:
+        colour, rank = DOS_COLOUR_NAMES[token[0]], token[1:]
+        symbol = colour
+        name = f"{colour} # wild" if rank == "#" else f"{colour} {rank}"
+    return {
+        "token": token,
+        "rank": rank,
+        "symbol": symbol,
+        "suit": "",
+        "colour": f"dos-card dos-{colour}",
+        "name": name,
+        "mini": token,
+    }
+
+
+def face_for(game: str) -> Callable[[str], dict[str, str]]:
+    """How a game's cards are drawn: DOS's own pack, or the standard one."""
+    return dos_card_face if game == "dos" else card_face
 
 
 def sentence(text: str) -> str:
@@ -155,9 +198,29 @@ GAME_GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
         ("hunt", "Answer the hunt"),
         ("other", "Other moves"),
     ),
+    # DOS's turn is steps: matches (one row a centre card), or a draw, then a place;
+    # the bonus placements; the end of the turn; and the calls, in turn or out of it.
+    "dos": (
+        ("match", "Match a centre card"),
+        ("draw", "Or draw a card"),
+        ("place", "Or place a card face up in the centre row (your turn ends)"),
+        ("bonus", "Colour-match bonus: place a card face up in the centre row"),
+        ("end", "Or end your turn"),
+        ("call", "DOS! Call it, or catch a player who did not"),
+        ("other", "Other moves"),
+    ),
 }
 GAME_GROUP_OF_TYPE: dict[str, dict[str, str]] = {
     "dingo": {"discard": "discard", "pass": "give", "wolves": "hunt", "aces": "hunt"},
+    "dos": {
+        "match": "match",
+        "draw": "draw",
+        "place": "place",
+        "bonus": "bonus",
+        "end_turn": "end",
+        "dos": "call",
+        "catch": "call",
+    },
 }
 
 
@@ -170,17 +233,26 @@ def _cards_of(action: Mapping[str, Any]) -> list[str]:
 
 
 def action_groups(
-    ruleset: Ruleset, legal: list[dict[str, Any]], names: Callable[[int], str]
+    ruleset: Ruleset,
+    legal: list[dict[str, Any]],
+    names: Callable[[int], str],
+    *,
+    bonus_step: bool = False,
 ) -> list[dict[str, Any]]:
     """The legal actions as buttons, grouped: plays, draw and pass, calls, swaps, suits named.
 
     Each button is one legal action, labelled with the engine's own words for it
     (``ruleset.action_text``) and carrying its index in ``legal`` and its JSON.
     Plays of the same cards (an eight and each suit it may call; Dodo's orders of
-    one set of cards) share a row, so that the cards are drawn once.
+    one set of cards) share a row, so that the cards are drawn once. DOS's
+    buttons say what the player will do (:func:`dos_button_words`), and its
+    matches share a row a centre card (``bonus_step``: its turn is at the bonus
+    placements, where ending the turn places no more).
     """
     groups = GAME_GROUPS.get(ruleset.id, GROUPS)
     group_of_type = GAME_GROUP_OF_TYPE.get(ruleset.id, GROUP_OF_TYPE)
+    face = face_for(ruleset.id)
+    dos = ruleset.id == "dos"
     grouped: dict[str, list[dict[str, Any]]] = {key: [] for key, _ in groups}
     rows: dict[tuple[str, ...], dict[str, Any]] = {}
     for index, action in enumerate(legal):
@@ -189,12 +261,26 @@ def action_groups(
         button = {
             "index": index,
             "json": json.dumps(action, separators=(",", ":")),
-            "text": ruleset.action_text(action, names),
-            "cards": [card_face(c) for c in cards],
+            "text": (
+                dos_button_words(action, names, bonus_step)
+                if dos
+                else ruleset.action_text(action, names)
+            ),
+            "cards": [face(c) for c in cards],
             "suit": suit_face(action.get("suit")),
+            "earns": dos and kind == "match" and dos_match_bonus(action) > 0,
         }
         group = group_of_type.get(kind, "other") if isinstance(kind, str) else "other"
-        if group == "play" and cards:
+        if dos and group == "match" and isinstance(action.get("target"), str):
+            # One row a centre card: its matches together, under the card they match.
+            key = ("match", action["target"])
+            row = rows.get(key)
+            if row is None:
+                target = face(action["target"])
+                row = rows[key] = {"cards": [target], "target": target, "buttons": []}
+                grouped["match"].append(row)
+            row["buttons"].append(button)
+        elif group == "play" and cards:
             key = tuple(sorted(cards))
             row = rows.get(key)
             if row is None:
@@ -206,6 +292,66 @@ def action_groups(
     return [
         {"key": key, "title": title, "rows": grouped[key]} for key, title in groups if grouped[key]
     ]
+
+
+def _dos_counted(card: str, counted: Any) -> str:
+    """A card, and what a wild counts as: ``W2 as R2``, ``Y# as Y7``; a plain card alone."""
+    return card if not isinstance(counted, str) or counted == card else f"{card} as {counted}"
+
+
+def _dos_laid(match: Mapping[str, Any], joiner: str = " + ") -> str:
+    """``R5 + W2 as R2``: the cards a match lays, and what its wilds count as."""
+    cards = [c for c in match.get("cards") or [] if isinstance(c, str)]
+    counted = match.get("as") or [None] * len(cards)
+    return joiner.join(_dos_counted(c, a) for c, a in zip(cards, counted, strict=False))
+
+
+def dos_match_words(match: Mapping[str, Any]) -> str:
+    """``R7 with R5 + W2 as R2``: a match's centre card and the cards laid on it."""
+    return (
+        f"{_dos_counted(match.get('target', '?'), match.get('target_as'))} with {_dos_laid(match)}"
+    )
+
+
+DOS_BONUS_WORDS = {1: "single colour match", 2: "double colour match"}
+
+
+def dos_match_bonus(action: Mapping[str, Any]) -> int:
+    """The colour bonus a listed match earns: 0, 1 (single) or 2 (double), as the engine counts."""
+    try:
+        return match_of(action).bonus
+    except (AssertionError, KeyError, IndexError, TypeError):
+        return 0
+
+
+def dos_button_words(
+    action: Mapping[str, Any], names: Callable[[int], str], bonus_step: bool
+) -> str:
+    """What a DOS button does, as a player says it: ``Match R7 with R3 + B4 (double colour match)``.
+
+    The log keeps the engine's own words ("matched R7 with R3 and B4"); a button
+    says what will be done, with the bonus a match earns.
+    """
+    kind = action.get("type")
+    call = " and call DOS" if action.get("dos") is True else ""
+    if kind == "match":
+        bonus = dos_match_bonus(action)
+        earns = f" ({DOS_BONUS_WORDS[bonus]})" if bonus in DOS_BONUS_WORDS else ""
+        return f"Match {dos_match_words(action)}{earns}{call}"
+    if kind == "draw":
+        return "Draw a card"
+    if kind == "place":
+        return f"Place {action.get('card')} in the centre row{call}"
+    if kind == "bonus":
+        return f"Place {action.get('card')} in the centre row as a bonus{call}"
+    if kind == "end_turn":
+        return "Place no more and end your turn" if bonus_step else "End your turn"
+    if kind == "dos":
+        return "Call DOS!"
+    if kind == "catch" and isinstance(action.get("seat"), int):
+        caught = names(action["seat"])
+        return f"Catch {caught} not calling DOS ({caught} draws two)"
+    return str(action)
 
 
 # -- reading a posted move --------------------------------------------------------------
@@ -324,10 +470,14 @@ def _score_sheet(
 ) -> dict[str, Any] | None:
     """The finished hands, one row each, with the running totals."""
     board = board or {}
-    hands = board.get("hands_played") or board.get("deals_played") or []
+    hands = (
+        board.get("hands_played") or board.get("deals_played") or board.get("rounds_played") or []
+    )
     if not hands:
         return None
-    winners = "hands_played" in board  # Dingo's deals have no winner of their own
+    # Dingo's deals have no winner of their own; DOS's rounds and the others' hands have.
+    winners = "deals_played" not in board
+    unit = "round" if "rounds_played" in board else "hand" if winners else "deal"
     rows = []
     running = [0] * seats
     for hand in hands:
@@ -347,7 +497,12 @@ def _score_sheet(
                 "disqualified": [names(s) for s in hand.get("disqualified") or []],
             }
         )
-    return {"seats": [names(n) for n in range(seats)], "rows": rows, "winners": winners}
+    return {
+        "seats": [names(n) for n in range(seats)],
+        "rows": rows,
+        "winners": winners,
+        "unit": unit,
+    }
 
 
 def _placings(
@@ -537,6 +692,165 @@ def dingo_board(
     }
 
 
+# -- DOS's table: the centre row, this turn's matches, the step, the deck and the calls ----
+
+DOS_STEPS = (
+    ("start", "Match or draw"),
+    ("drawn", "After a draw: match or place"),
+    ("bonus", "Bonus placements"),
+)
+# What a colour match earns, said under it.
+DOS_BONUS_EFFECT = {
+    "single": "a card of yours may go into the centre row at the end of the turn",
+    "double": (
+        "a card of yours may go into the centre row, and every other player draws a card, "
+        "at the end of the turn"
+    ),
+}
+
+
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def _dos_doing(board: Mapping[str, Any], matches: int) -> str:
+    """What the seat to act may do at its step, in a player's words."""
+    step = board.get("step")
+    if step == "bonus":
+        owed = board.get("bonuses_owed") or 0
+        return (
+            f"colour-match bonus: {_plural(owed, 'card')} may go face up into the centre row, "
+            "or none"
+        )
+    if matches:
+        return f"{_plural(matches, 'match', 'matches')} made; match another centre card, or end the turn"
+    if step == "drawn":
+        return "a card drawn; now match centre cards, or place a card face up in the centre row"
+    return "match centre cards, or draw a card"
+
+
+def dos_board(
+    board: Mapping[str, Any], names: Callable[[int], str], you: int | None
+) -> dict[str, Any]:
+    """DOS's table as the page draws it, from the board the API shows (nothing more).
+
+    The centre row with the cards matched this turn marked, this turn's matches
+    (what each wild counts as, the bonus earned), the step of the turn and what
+    the seat may do at it, the deck's size, the discard pile's top and size, who
+    called DOS, who may be caught, a catch's cards owed, and the rounds so far.
+    """
+    matches = list(board.get("matches") or [])
+    by_index = {m.get("index"): m for m in matches}
+    centre = []
+    for index, token in enumerate(board.get("centre_row") or []):
+        match = by_index.get(index)
+        centre.append(
+            {
+                "card": dos_card_face(token),
+                "matched": match is not None,
+                "laid": _dos_laid(match, " and ") if match is not None else "",
+            }
+        )
+    made = [
+        {
+            "target": dos_card_face(m["target"]),
+            "target_as": m.get("target_as"),
+            "cards": [dos_card_face(c) for c in m.get("cards") or []],
+            "words": dos_match_words(m),
+            "bonus": m.get("bonus"),
+            "bonus_words": (
+                f"{m['bonus']} colour match" if m.get("bonus") in DOS_BONUS_EFFECT else None
+            ),
+            "bonus_effect": DOS_BONUS_EFFECT.get(m.get("bonus") or ""),
+        }
+        for m in matches
+    ]
+    turn, step = board.get("turn"), board.get("step")
+    whose = None
+    if isinstance(turn, int) and step:
+        whose = "Your turn" if turn == you else f"{names(turn)}'s turn"
+    doubles = max(
+        board.get("double_colour_matches") or 0,
+        sum(1 for m in matches if m.get("bonus") == "double"),
+    )
+    penalty = board.get("penalty")
+    target = board.get("target") or 0
+    rounds = board.get("rounds_played") or []
+    return {
+        "round": board.get("hand_number"),
+        "target": target,
+        "rounds_words": (
+            "a single round: its winner wins"
+            if not target
+            else f"the game ends when a total reaches {target} at the end of a round"
+        ),
+        "whose": whose,
+        "yours": isinstance(turn, int) and turn == you,
+        "doing": _dos_doing(board, len(matches)) if whose else "",
+        "steps": [
+            {
+                "key": key,
+                "label": (
+                    f"{label} ({board.get('bonuses_owed') or 0} left)"
+                    if key == "bonus" and step == "bonus"
+                    else label
+                ),
+                "current": key == step,
+            }
+            for key, label in DOS_STEPS
+        ],
+        "step": step,
+        "centre": centre,
+        "matches": made,
+        "deck_size": board.get("deck_size") or 0,
+        "discard_top": dos_card_face(board["discard_top"]) if board.get("discard_top") else None,
+        "discard_size": board.get("discard_size") or 0,
+        "bonuses_owed": (board.get("bonuses_owed") or 0) if step == "bonus" else 0,
+        "doubles": doubles,
+        "called": [names(s) for s in board.get("called") or []],
+        "catchable": [names(s) for s in board.get("catchable") or []],
+        "called_seats": set(board.get("called") or []),
+        "catchable_seats": set(board.get("catchable") or []),
+        "penalty": (
+            {
+                "name": names(penalty["seat"]),
+                "cards": penalty["cards"],
+                "you": penalty["seat"] == you,
+            }
+            if isinstance(penalty, dict) and isinstance(penalty.get("seat"), int)
+            else None
+        ),
+        "rounds_played": len(rounds),
+    }
+
+
+def _dos_marks(seat_rows: list[dict[str, Any]], dos: Mapping[str, Any]) -> None:
+    """Beside each player: "called DOS", or "DOS not called" while they may be caught."""
+    for row in seat_rows:
+        seat = row["seat"]
+        if seat in dos["called_seats"]:
+            row["marks"] = ["called DOS"]
+        elif seat in dos["catchable_seats"]:
+            row["marks"] = ["DOS not called: may be caught"]
+
+
+def _dos_titles(groups: list[dict[str, Any]], dos: Mapping[str, Any]) -> None:
+    """Headings that fit the step: the bonus placements owed; what ends the turn.
+
+    "Or draw", "or place", "or end" only after a choice above them.
+    """
+    for position, group in enumerate(groups):
+        if position == 0 and group["title"].startswith("Or "):
+            group["title"] = group["title"][3].upper() + group["title"][4:]
+        if group["key"] == "bonus":
+            owed = dos["bonuses_owed"]
+            group["title"] = (
+                f"Colour-match bonus: place a card face up in the centre row ({owed} left)"
+            )
+        elif group["key"] == "end" and dos["step"] == "bonus":
+            group["title"] = "Or place no more bonus cards"
+
+
 def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
     """Everything the table page and its board fragment show, from :func:`table_view`."""
     view = selectors.table_view(table, request.user)
@@ -552,17 +866,28 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
     record_url = view["record_url"]
     result = view["result"]
     seat_rows = _seat_rows(table, view, you, names)
-    groups = action_groups(ruleset, view["legal_actions"], names)
-    dingo = None
+    groups = action_groups(
+        ruleset,
+        view["legal_actions"],
+        names,
+        bonus_step=bool(board and board.get("step") == "bonus"),
+    )
+    face = face_for(ruleset.id)
+    dingo = dos = None
     if ruleset.id == "dingo" and board:
         dingo = dingo_board(board, seat_rows, view["you"], names)
         if board.get("pass_to") is not None:
             for group in groups:
                 if group["key"] == "give":
                     group["title"] = f"Pass a card to {names(board['pass_to'])} (face down)"
+    if ruleset.id == "dos" and board:
+        dos = dos_board(board, names, you)
+        _dos_marks(seat_rows, dos)
+        _dos_titles(groups, dos)
     return {
         "table": table,
         "dingo": dingo,
+        "dos": dos,
         "view": view,
         "ruleset": ruleset,
         "deadline_words": deadline_words(table.deadline_seconds),
@@ -582,8 +907,8 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "turn": _turn_sentence(view, you, names),
         "your_turn": you is not None and you in view["to_act"],
         "deadline_at": _deadline(table, seats, you),
-        "hand": [card_face(card) for card in hand],
-        "drawn": card_face(drawn) if isinstance(drawn, str) else None,
+        "hand": [face(card) for card in hand],
+        "drawn": face(drawn) if isinstance(drawn, str) else None,
         "board": board,
         "pile_top": card_face(board["pile_top"]) if board and board.get("pile_top") else None,
         "suit_to_follow": suit_face(board.get("suit_to_follow")) if board else None,
@@ -773,11 +1098,12 @@ def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
     step = _replay_step(table, ruleset, log, step_no)
     state = step.state
     view = state.view(None)
+    face = face_for(ruleset.id)
     hands = [
         {
             "seat": seat,
             "name": names(seat),
-            "cards": [card_face(card) for card in state.view(seat)["you"]["hand"]],
+            "cards": [face(card) for card in state.view(seat)["you"]["hand"]],
             "total": view["totals"][seat],
             "to_act": seat in state.to_act,
         }
@@ -790,6 +1116,7 @@ def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
             for hand in hands
         ]
         dingo = dingo_board(view, rows, None, names)
+    dos = dos_board(view, names, None) if ruleset.id == "dos" else None
     # Each step's events say what happened (the action itself first), in the engine's words.
     what = (
         "The start: the first dealer is drawn and the first hand dealt." if step_no == 0 else None
@@ -805,6 +1132,8 @@ def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
             "hands": hands,
             "board": view,
             "dingo": dingo,
+            "dos": dos,
+            "score_sheet": _score_sheet(view, table.seat_count, names) if dos else None,
             "pile_top": card_face(view["pile_top"]) if view.get("pile_top") else None,
             "suit_to_follow": suit_face(view.get("suit_to_follow")),
             "called_suit": suit_face(view.get("called_suit")),
