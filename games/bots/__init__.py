@@ -16,9 +16,9 @@ Levels (``LEVELS``):
 * ``strong``: search over the hidden cards: worlds consistent with everything
   the seat has seen, played out, the best action kept (``games/bots/search.py``).
 
-Dingo, not a Crazy Eights game, has its own memory, rules of thumb and worlds
-(``games/bots/dingo.py``), on the same contract: ``normal`` and ``strong``
-send a Dingo seat there.
+Dingo and DOS, not Crazy Eights games, have their own memory, rules of thumb
+and worlds (``games/bots/dingo.py``, ``games/bots/dos.py``), on the same
+contract: ``normal`` and ``strong`` send a Dingo or a DOS seat there.
 
 What a bot is given is a :class:`Seen`: the ruleset, the seat, its view, its
 legal actions and its history as it saw it: what the API gives that seat, and
@@ -28,7 +28,8 @@ Calls out of turn: a seat outside ``to_act`` may have calls among its legal
 actions (a catch, a late last card), which it is free not to make. ``choose``
 then returns the call, or None for making none. A seat in ``to_act`` always
 gets an action. ``normal`` and ``strong`` catch whenever they can and announce
-their own last card (with the play, or late).
+their own last card (with the play, or late); in DOS they call "DOS" whenever it
+is due (with the action that leaves two cards, or at once) and catch.
 
 Deterministic: everything random a bot does comes from ``stream_bytes``
 (``games/bots/streams.py``), so the same bytes give the same choice; the web
@@ -41,7 +42,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from games.bots import dingo, search, thumb
+from games.bots import dingo, dos, search, thumb
 from games.bots.memory import Memory
 from games.bots.seen import Seen, seen_from
 from games.bots.streams import Dice
@@ -86,6 +87,8 @@ def _easy(seen: Seen, dice: Dice) -> Action | None:
 
 
 def _normal(seen: Seen, dice: Dice) -> Action | None:
+    if seen.ruleset.id == "dos":
+        return dos.normal(seen)
     if not seen.owes:
         return _call(seen)
     if seen.ruleset.id == "dingo":
@@ -94,6 +97,8 @@ def _normal(seen: Seen, dice: Dice) -> Action | None:
 
 
 def _strong(seen: Seen, dice: Dice) -> Action | None:
+    if seen.ruleset.id == "dos":
+        return dos.strong(seen, dice)
     if not seen.owes:
         return _call(seen)
     if seen.ruleset.id == "dingo":

@@ -403,34 +403,16 @@ def strong(seen: Seen, dice: Dice, budget: search.Budget | None = None) -> Actio
     worlds = DingoWorlds(seen, memory)
     if not worlds.valid:
         return candidates[0]
-    values: list[list[float]] = [[] for _ in candidates]
-    keep = [0] if budget.confidence else []
-    alive = list(range(len(keep), len(candidates)))
-    rounds = max(1, (len(alive) - 1).bit_length())
-    number = 0
-    per_round = budget.actions // rounds
-    for _ in range(rounds):
-        spent = 0
-        for _ in range(budget.worlds):
-            world = worlds.build(worlds.sample(dice.child("world", number)))
-            chance = dice.chance("playout", number)
-            for index in keep + alive:
-                value, played = playout(
-                    copy_state(world), seen.seat, candidates[index], chance, budget.depth
-                )
-                values[index].append(value)
-                spent += played
-            number += 1
-            if spent >= per_round:
-                break
-        alive.sort(key=lambda index: (-sum(values[index]) / len(values[index]), index))
-        alive = sorted(alive[: (len(alive) + 1) // 2])
-    best = min(alive, key=lambda index: (-sum(values[index]) / len(values[index]), index))
-    if not keep or search.clearly_better(
-        values[best], values[0][-len(values[best]) :], budget.confidence
-    ):
-        return candidates[best]
-    return candidates[0]
+
+    def play(number: int, indices: Sequence[int]) -> list[tuple[float, int]]:
+        world = worlds.build(worlds.sample(dice.child("world", number)))
+        chance = dice.chance("playout", number)
+        return [
+            playout(copy_state(world), seen.seat, candidates[index], chance, budget.depth)
+            for index in indices
+        ]
+
+    return candidates[search.halve(len(candidates), budget, play)]
 
 
 def playout(

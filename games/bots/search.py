@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -125,6 +125,9 @@ BUDGETS: dict[str, Budget] = {
     # Dingo's own search (``games/bots/dingo.py``): always four seats; a deal is short (28
     # discards and passes, then the hunts' answers), so its playouts go to the end of it.
     "dingo": Budget(actions=6_000, depth=90),
+    # DOS's own search (``games/bots/dos.py``): a turn is several actions (matches, the
+    # end, the placements), each listing every match the hand can make.
+    "dos": Budget(actions=2_500, depth=60, more_seats=0.8),
 }
 
 
@@ -140,25 +143,17 @@ def choose(seen: Seen, memory: Memory, dice: Dice, budget: Budget | None = None)
     if not worlds.valid:
         return candidates[0]
     rules = thumb.rules_of(seen.ruleset, seen.seats, seen.options)
-    # Each candidate's value in each world it met, in the order the worlds were imagined.
-    values: list[list[float]] = [[] for _ in candidates]
-    # With a confidence to reach, the advice's first choice meets every world and only the
-    # others are halved; without, every candidate is.
-    keep = [0] if budget.confidence else []
-    alive = list(range(len(keep), len(candidates)))
-    rounds = max(1, (len(alive) - 1).bit_length())  # halving down to one
-    number = 0  # worlds imagined so far
-    per_round = budget.actions // rounds
-    for _ in range(rounds):
-        spent = 0
-        for _ in range(budget.worlds):
-            world = worlds.build(*worlds.sample(dice.child("world", number)))
-            chance = dice.chance("playout", number)
-            for index in keep + alive:
-                state = copy_state(world)
-                if number == 0 and not _legal_in(state, seen.seat, candidates[index]):
-                    return candidates[0]  # a world that is not the seat's: never expected
-                value, played = playout(
+
+    def play(number: int, indices: Sequence[int]) -> list[tuple[float, int]] | None:
+        world = worlds.build(*worlds.sample(dice.child("world", number)))
+        chance = dice.chance("playout", number)
+        results = []
+        for index in indices:
+            state = copy_state(world)
+            if number == 0 and not _legal_in(state, seen.seat, candidates[index]):
+                return None  # a world that is not the seat's: never expected
+            results.append(
+                playout(
                     state,
                     seen.seat,
                     candidates[index],
@@ -167,6 +162,43 @@ def choose(seen: Seen, memory: Memory, dice: Dice, budget: Budget | None = None)
                     budget.depth,
                     standing=budget.standing,
                 )
+            )
+        return results
+
+    return candidates[halve(len(candidates), budget, play)]
+
+
+def halve(
+    count: int,
+    budget: Budget,
+    play: Callable[[int, Sequence[int]], Sequence[tuple[float, int]] | None],
+) -> int:
+    """Which of ``count`` candidates to play (its index; 0 is the advice's first choice).
+
+    ``play(number, indices)`` imagines world ``number`` and plays each candidate of
+    ``indices`` out in it, with the same chance: each one's value and the actions it
+    played (None gives the search up: the advice is played). Worlds are imagined one
+    after another, a round's worth of the budget at a time; after each round the
+    better half of the candidates still in the running meets the next worlds
+    (successive halving). With a confidence to reach, the advice's first choice
+    meets every world, only the others are halved, and the best of them is played
+    only if it beats the advice clearly over the same worlds.
+    """
+    # Each candidate's value in each world it met, in the order the worlds were imagined.
+    values: list[list[float]] = [[] for _ in range(count)]
+    keep = [0] if budget.confidence else []
+    alive = list(range(len(keep), count))
+    rounds = max(1, (len(alive) - 1).bit_length())  # halving down to one
+    number = 0  # worlds imagined so far
+    per_round = budget.actions // rounds
+    for _ in range(rounds):
+        spent = 0
+        for _ in range(budget.worlds):
+            indices = keep + alive
+            results = play(number, indices)
+            if results is None:
+                return 0
+            for index, (value, played) in zip(indices, results, strict=True):
                 values[index].append(value)
                 spent += played
             number += 1
@@ -177,8 +209,8 @@ def choose(seen: Seen, memory: Memory, dice: Dice, budget: Budget | None = None)
         alive = sorted(alive[: (len(alive) + 1) // 2])
     best = min(alive, key=lambda index: (-sum(values[index]) / len(values[index]), index))
     if not keep or clearly_better(values[best], values[0][-len(values[best]) :], budget.confidence):
-        return candidates[best]
-    return candidates[0]
+        return best
+    return 0
 
 
 def clearly_better(values: Sequence[float], than: Sequence[float], confidence: float) -> bool:

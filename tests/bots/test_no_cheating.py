@@ -2,8 +2,8 @@
 
 Take a real position of a random table (every game, version and random
 options) and a seat with a choice; make a second state that differs only in
-what that seat cannot see: the other hands and the stock dealt out again among
-themselves, each hand keeping its count (in Dingo, which has no stock, the other
+what that seat cannot see: the other hands and the stock (DOS's deck) dealt out
+again among themselves, each hand keeping its count (in Dingo, which has no stock, the other
 hands among themselves: a card the seat passed may so be elsewhere, which only
 the rest of the table could tell) (a card drawn that must be played stays
 where it is). The seat's view and history are the same, so what it is given is
@@ -27,6 +27,15 @@ POSITIONS = {"easy": 200, "normal": 200, "strong": 40}
 def hidden_dealt_again(state: GameState, seat: int, chooser: random.Random) -> GameState:
     """``state`` with every card ``seat`` cannot see dealt out again, the counts kept."""
     data = state.to_json()
+    if "deck" in data:  # DOS: the other hands and the deck
+        others = [other for other in range(state.seats) if other != seat]
+        hidden = [card for other in others for card in data["hands"][other]] + data["deck"]
+        chooser.shuffle(hidden)
+        cards = iter(hidden)
+        for other in others:
+            data["hands"][other] = [next(cards) for _ in data["hands"][other]]
+        data["deck"] = list(cards)
+        return state.ruleset.load(data)
     if "stock" not in data:  # Dingo: no stock; the other hands' cards dealt again among them
         others = [other for other in range(state.seats) if other != seat]
         hidden = [card for other in others for card in data["hands"][other]]
