@@ -82,19 +82,36 @@ def handler(kind: str, *, urgent: bool = False) -> Callable[[Handler], Handler]:
     return register
 
 
+def item(kind: str, *, delay: timedelta | None = None, **payload: Any) -> OutboxItem:
+    """Work to do once the surrounding transaction commits (and ``delay`` has passed): the
+    item, not yet saved, for a write to insert with its other rows (``games/writes.py``)
+    in that transaction. An urgent kind wakes a worker once it has committed."""
+    new = _item(kind, delay, payload)
+    _wake_when_committed(kind, delay)
+    return new
+
+
 def enqueue(kind: str, *, delay: timedelta | None = None, **payload: Any) -> OutboxItem:
     """Record work to do once the surrounding transaction commits (and ``delay`` has passed).
 
     ``payload`` is JSON: ids, not objects. Outside a transaction the item
     commits at once. An urgent kind wakes a worker once it has committed.
     """
+    new = _item(kind, delay, payload)
+    new.save(force_insert=True)
+    _wake_when_committed(kind, delay)
+    return new
+
+
+def _item(kind: str, delay: timedelta | None, payload: dict[str, Any]) -> OutboxItem:
     if kind not in HANDLERS:
         raise ValueError(f"no outbox handler for {kind!r}")
-    due = timezone.now() + (delay or timedelta(0))
-    item = OutboxItem.objects.create(kind=kind, payload=payload, due_at=due)
+    return OutboxItem(kind=kind, payload=payload, due_at=timezone.now() + (delay or timedelta(0)))
+
+
+def _wake_when_committed(kind: str, delay: timedelta | None) -> None:
     if kind in URGENT and not delay:
         transaction.on_commit(wake, robust=True)
-    return item
 
 
 def enqueue_many(items: Sequence[tuple[str, dict[str, Any]]]) -> list[OutboxItem]:

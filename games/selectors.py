@@ -385,14 +385,22 @@ def _moment(text: str | None) -> datetime | None:
 def _table_in_one_statement(table_id: int, *, lock: bool) -> Table | None:
     with connection.cursor() as cursor:
         if lock:
-            # A statement of its own: one that waited for the lock would read the seats,
-            # moves and receipts as they were when it began (READ COMMITTED re-reads only
-            # the locked row), missing what the write it waited for committed.
+            # The lock is a statement of its own: one that waited for the lock would read
+            # the seats, moves and receipts as they were when it began (READ COMMITTED
+            # re-reads only the locked row), missing what the write it waited for
+            # committed. The read after it takes a snapshot of its own, once the lock is
+            # held; both go in one round trip (psycopg's client-side binding, as Django
+            # uses it, sends them as one simple query).
             tables = Table._meta.db_table
-            cursor.execute(f'SELECT 1 FROM "{tables}" WHERE id = %s FOR UPDATE', [table_id])
+            cursor.execute(
+                f'SELECT 1 FROM "{tables}" WHERE id = %s FOR UPDATE; {_one_statement_sql()}',
+                [table_id, table_id],
+            )
             if cursor.fetchone() is None:
                 return None
-        cursor.execute(_one_statement_sql(), [table_id])
+            cursor.nextset()
+        else:
+            cursor.execute(_one_statement_sql(), [table_id])
         row = cursor.fetchone()
     if row is None:
         return None

@@ -7,7 +7,6 @@ call the engine, append the log entry and store the new cache, or raise a
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
@@ -16,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, connection, models, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from config.errors import ServiceError
@@ -29,6 +28,7 @@ from games.rules.base import RESIGNED, TIMEOUT
 from games.rules.chance import SEED_BYTES, SeededChance, commitment
 from games.rules.replay import Act, Forfeit, replay_state
 from games.selectors import seat_of
+from games.writes import Writes
 
 
 class InvalidRequest(ServiceError):
@@ -144,7 +144,7 @@ BOT_MOVE = "games.bot_move"
 RATE_TABLE = "leaderboard.rate_table"
 
 
-def _after_commit_notify(table: Table) -> None:
+def _after_commit_notify(table: Table, writes: Writes) -> None:
     """Once this write is committed, mail whom it concerns: game over (or called off) at
     once, "your turn" once the turn has waited ``FAIRDEAL_TURN_MAIL_WAIT_SECONDS``.
 
@@ -152,7 +152,9 @@ def _after_commit_notify(table: Table) -> None:
     fail between the commit and the answer, and no mail is lost.
     """
     wait = settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS if table.status == Table.Status.PLAYING else 0
-    outbox.enqueue(notifications.NOTIFY, delay=timedelta(seconds=wait), table_id=table.pk)
+    writes.insert(
+        outbox.item(notifications.NOTIFY, delay=timedelta(seconds=wait), table_id=table.pk)
+    )
 
 
 def _derive(
@@ -196,14 +198,15 @@ def _derive(
     return changed, kinds
 
 
-def _store(table: Table, state: GameState, now: datetime, *, acted: int | None = None) -> None:
-    """Write the state cache and everything derived from it (:func:`_derive`) onto the seats,
-    and queue the work it asks for; the caller saves the table."""
+def _store(
+    table: Table, state: GameState, now: datetime, writes: Writes, *, acted: int | None = None
+) -> None:
+    """Set the state cache and everything derived from it (:func:`_derive`), and add to
+    ``writes`` the seats' new deadlines and the work it asks for; the caller adds the table."""
     changed, kinds = _derive(table, state, now, list(table.seats.all()), acted=acted)
-    if changed:
-        _update_each(Seat, changed, ["deadline_at"])
+    writes.update_each(Seat, changed, ["deadline_at"])
     for kind in kinds:
-        outbox.enqueue(kind, table_id=table.pk)
+        writes.insert(outbox.item(kind, table_id=table.pk))
 
 
 # -- creating and joining -----------------------------------------------------
@@ -417,10 +420,12 @@ def _start(table: Table) -> None:
     now = timezone.now()
     table.status = Table.Status.PLAYING
     table.started_at = now
-    _store(table, state, now)
-    Move.objects.create(table=table, seq=0, kind=Move.Kind.START, events=_events_json(events))
+    writes = Writes()
+    _store(table, state, now, writes)
+    writes.insert(Move(table=table, seq=0, kind=Move.Kind.START, events=_events_json(events)))
+    _after_commit_notify(table, writes)
+    writes.run()
     table.save()
-    _after_commit_notify(table)
 
 
 # -- cancelling and expiring ----------------------------------------------------
@@ -442,8 +447,10 @@ def table_cancel(*, table_id: int, user: AbstractBaseUser) -> Table:
     table.status = Table.Status.CANCELLED
     table.end_reason = CANCELLED
     table.cancelled_at = timezone.now()
-    table.save(update_fields=["status", "end_reason", "cancelled_at"])
-    _after_commit_notify(table)  # whoever had joined hears that there will be no game
+    writes = Writes()
+    writes.update(table, ["status", "end_reason", "cancelled_at"])
+    _after_commit_notify(table, writes)  # whoever had joined hears that there will be no game
+    writes.run()
     return table
 
 
@@ -534,9 +541,12 @@ def _playing_table(table_id: int, user: AbstractBaseUser) -> tuple[Table, int]:
     return table, seat
 
 
-def _append(table: Table, *, kind: str, seat: int, action: Any, events: list[Event]) -> Move:
+def _append(
+    table: Table, writes: Writes, *, kind: str, seat: int, action: Any, events: list[Event]
+) -> Move:
+    """The next entry of the table's log, added to ``writes``."""
     table.version += 1
-    move = Move.objects.create(
+    move = Move(
         table=table,
         seq=table.version,
         kind=kind,
@@ -544,6 +554,7 @@ def _append(table: Table, *, kind: str, seat: int, action: Any, events: list[Eve
         action=action,
         events=_events_json(events),
     )
+    writes.insert(move)  # compiled now: its created_at is set
     if hasattr(table, "shown_moves"):  # read for its view: keep the last moves current
         shown = [*table.shown_moves, selectors.show_move(move)]
         table.shown_moves = shown[-selectors.RECENT_MOVES :]
@@ -554,11 +565,13 @@ def _act(table: Table, seat: int, action: Any, now: datetime) -> None:
     """Under the row lock: apply ``seat``'s action, log it, store the new state; or raise."""
     state = load_state(table)
     events = state.apply(seat, action, table_chance(table))
-    _append(table, kind=Move.Kind.ACTION, seat=seat, action=action, events=events)
+    writes = Writes()
+    _append(table, writes, kind=Move.Kind.ACTION, seat=seat, action=action, events=events)
     # A call out of turn (a catch) is never owed: it moves nobody's deadline.
-    _store(table, state, now, acted=None if state.is_call(action) else seat)
-    table.save(update_fields=_ENDING_FIELDS)
-    _after_commit_notify(table)
+    _store(table, state, now, writes, acted=None if state.is_call(action) else seat)
+    writes.update(table, _ENDING_FIELDS)
+    _after_commit_notify(table, writes)
+    writes.run()  # the log entry, the seats, the table and the outbox: one round trip
 
 
 # What ending a table writes on its row (the rest of the row stays as it was).
@@ -566,42 +579,6 @@ _ENDING_FIELDS = [
     *("version", "state", "to_act", "deadline_at"),
     *("status", "result", "end_reason", "finished_at"),
 ]
-
-
-def _update_each(
-    model: type[models.Model], rows: Sequence[models.Model], fields: list[str]
-) -> None:
-    """Write ``fields`` of each of ``rows`` (already in memory) in one statement.
-
-    ``UPDATE ... FROM (VALUES ...)``, a row of values per row. Django's
-    ``bulk_update`` builds a ``CASE`` per row and column, which cost more
-    Python than the whole timeout it was writing.
-    """
-    if connection.vendor != "postgresql":  # the embedded SQLite of ``make run``: no casts
-        for instance in rows:
-            instance.save(update_fields=fields)
-        return
-    meta = model._meta
-    columns = [meta.get_field(name) for name in ["id", *fields]]
-    kinds = ["jsonb" if isinstance(f, models.JSONField) else f.db_type(connection) for f in columns]
-    row = "(" + ", ".join(f"%s::{kind}" for kind in kinds) + ")"
-    params: list[Any] = []
-    for instance in rows:
-        for field in columns:
-            value = getattr(instance, field.attname)
-            if isinstance(field, models.JSONField):  # jsonb from its text, as JSONField writes it
-                params.append(None if value is None else json.dumps(value, cls=field.encoder))
-            else:
-                params.append(field.get_db_prep_save(value, connection))
-    names = [f'"{field.column}"' for field in columns]
-    sets = ", ".join(f"{name} = d.{name}" for name in names[1:])
-    sql = (
-        f'UPDATE "{meta.db_table}" AS t SET {sets} '
-        f"FROM (VALUES {', '.join([row] * len(rows))}) AS d({', '.join(names)}) "
-        f'WHERE t."id" = d."id"'
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
 
 
 def _late_seat(table: Table, seats: list[Seat], now: datetime) -> Seat | None:
@@ -664,14 +641,14 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
         items += [(kind, {"table_id": table.pk}) for kind in kinds]
         items.append((notifications.NOTIFY, {"table_id": table.pk}))  # as _after_commit_notify
         ended.append(table)
-    if mended:
-        _update_each(Table, mended, ["deadline_at"])
+    writes = Writes()
+    writes.update_each(Table, mended, ["deadline_at"])
     if ended:
         Move.objects.bulk_create(forfeits)
-        if changed:
-            _update_each(Seat, changed, ["deadline_at"])
-        _update_each(Table, ended, _ENDING_FIELDS)
+        writes.update_each(Seat, changed, ["deadline_at"])
+        writes.update_each(Table, ended, _ENDING_FIELDS)
         outbox.enqueue_many(items)
+    writes.run()
     return ended
 
 
@@ -683,14 +660,20 @@ def _settle_deadline(table: Table, now: datetime) -> bool:
     return bool(_settle_deadlines([table], now))
 
 
-def move_apply(*, table_id: int, user: AbstractBaseUser, version: int, action: Any) -> Table:
+def move_apply(
+    *, table_id: int, user: AbstractBaseUser, version: int, action: Any, savepoint: bool = True
+) -> Table:
     """Apply one of the caller's legal actions, if the caller saw the current version.
 
     A move that arrives at or past a deadline loses: the late seat forfeits (and
     that is committed), and the caller is told so. Returns the table as locked and
     written, its seats and their players read with it and current: ready for its view.
+
+    ``savepoint=False`` where the caller's own transaction wraps this one and lets
+    every error out of it (the API's views): the savepoint's two statements are
+    spared, and a refusal rolls back the caller's transaction whole.
     """
-    with transaction.atomic():
+    with transaction.atomic(savepoint=savepoint):
         table, seat = _playing_table(table_id, user)
         now = timezone.now()
         timed_out = _settle_deadline(table, now)
@@ -737,12 +720,13 @@ def table_resign(*, table_id: int, user: AbstractBaseUser) -> Table:
         if not timed_out:
             state = load_state(table)
             events = state.forfeit(seat, RESIGNED)
-            _append(
-                table, kind=Move.Kind.FORFEIT, seat=seat, action={"reason": RESIGNED}, events=events
-            )
-            _store(table, state, now)
-            table.save(update_fields=_ENDING_FIELDS)
-            _after_commit_notify(table)
+            writes = Writes()
+            action = {"reason": RESIGNED}
+            _append(table, writes, kind=Move.Kind.FORFEIT, seat=seat, action=action, events=events)
+            _store(table, state, now, writes)
+            writes.update(table, _ENDING_FIELDS)
+            _after_commit_notify(table, writes)
+            writes.run()
     if timed_out:
         raise DeadlinePassed(_deadline_message(table, seat))
     return table

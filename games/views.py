@@ -195,7 +195,7 @@ class MoveView(APIView):
         return _written(
             request,
             lambda: services.move_apply(
-                table_id=table_id, user=request.user, **serializer.validated_data
+                table_id=table_id, user=request.user, savepoint=False, **serializer.validated_data
             ),
             current=True,
         )

@@ -15,13 +15,13 @@ pytestmark = pytest.mark.django_db
 # The view: one statement (the table, its seats with their players, the contributions'
 # receipts, the recent moves).
 TABLE_VIEW = 1
-# A move: two savepoints (the API's transaction and the service's, both savepoints inside
-# the test's own), the table's lock, the read of all its view shows (a statement of its
-# own after the lock: tests/games/test_race.py), the move, the seats' deadlines, the
-# table, the outbox item, and the two releases; the answer is made from what was read
-# and written.
-MOVE = 10
-JOIN_AND_DEAL = 22
+# A move: the API's transaction (a savepoint inside the test's own: in production its
+# BEGIN and COMMIT), then two round trips: the table's lock with the read of all its
+# view shows (two statements sent together, the read after the lock:
+# tests/games/test_race.py), and the writes (the move, the seats' deadlines, the table,
+# the outbox item: games/writes.py); the answer is made from what was read and written.
+MOVE = 4
+JOIN_AND_DEAL = 17
 
 
 def client_to_act(table: Any) -> Any:

@@ -1,0 +1,122 @@
+"""The rows one write changes, sent to the database together.
+
+A move inserts its log entry and an outbox item and updates the table's row and
+its seats' deadlines. Made one at a time through the ORM, each is a round trip
+to PostgreSQL and most of a millisecond of Python (``Model.save`` alone cost
+more than the database's whole work on the row); gathered in a :class:`Writes`
+they are compiled by Django's own SQL compilers and sent in one
+``execute`` of several statements (psycopg's client-side binding, which
+Django uses, sends them as one simple query), in the order they were added.
+``docs/speed.md`` gives the figures.
+
+Elsewhere (the embedded SQLite of ``make run``, which takes one statement at a
+time) each is run in turn: the same rows, more round trips.
+
+    writes = Writes()
+    writes.insert(move)
+    writes.update_each(Seat, changed, ["deadline_at"])
+    writes.update(table, ["version", "state"])
+    writes.run()
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import connection, models
+from django.db.models.sql import InsertQuery, UpdateQuery
+
+
+class Writes:
+    """Statements gathered to run in one round trip (:meth:`run`), in the order added."""
+
+    def __init__(self) -> None:
+        self.statements: list[tuple[str, list[Any]]] = []
+        self.inserted: list[models.Model] = []
+
+    def __len__(self) -> int:
+        return len(self.statements)
+
+    def insert(self, instance: models.Model) -> None:
+        """Insert ``instance`` (its ``auto_now_add`` fields set now; its id is not read back)."""
+        meta = instance._meta
+        fields = [field for field in meta.local_concrete_fields if not field.primary_key]
+        query = InsertQuery(type(instance))
+        query.insert_values(fields, [instance])
+        ((sql, params),) = query.get_compiler(connection=connection).as_sql()
+        self.statements.append((sql, list(params)))
+        self.inserted.append(instance)
+
+    def update(self, instance: models.Model, fields: Sequence[str]) -> None:
+        """Write ``fields`` of ``instance`` (already in memory) onto its row."""
+        model = type(instance)
+        query = UpdateQuery(model)
+        meta = instance._meta
+        query.add_update_fields(
+            [(meta.get_field(name), None, getattr(instance, meta.get_field(name).attname))
+             for name in fields]
+        )  # fmt: skip
+        query.add_filter("pk", instance.pk)
+        sql, params = query.get_compiler(connection=connection).as_sql()
+        self.statements.append((sql, list(params)))
+
+    def update_each(
+        self, model: type[models.Model], rows: Sequence[models.Model], fields: Sequence[str]
+    ) -> None:
+        """Write ``fields`` of each of ``rows`` (already in memory) in one statement.
+
+        On PostgreSQL ``UPDATE ... FROM (VALUES ...)``, a row of values per row:
+        Django's ``bulk_update`` builds a ``CASE`` per row and column, which cost
+        more Python than the whole timeout it was writing. Elsewhere, a statement a row.
+        """
+        if not rows:
+            return
+        if connection.vendor != "postgresql":  # SQLite: no casts in VALUES; a row at a time
+            for row in rows:
+                self.update(row, fields)
+            return
+        meta = model._meta
+        columns = [meta.get_field(name) for name in ["id", *fields]]
+        kinds = [
+            "jsonb" if isinstance(f, models.JSONField) else f.db_type(connection) for f in columns
+        ]
+        values = "(" + ", ".join(f"%s::{kind}" for kind in kinds) + ")"
+        params: list[Any] = []
+        for instance in rows:
+            for field in columns:
+                value = getattr(instance, field.attname)
+                if isinstance(field, models.JSONField):  # jsonb from its text, as JSONField does
+                    params.append(None if value is None else json.dumps(value, cls=field.encoder))
+                else:
+                    params.append(field.get_db_prep_save(value, connection))
+        names = [f'"{field.column}"' for field in columns]
+        sets = ", ".join(f"{name} = d.{name}" for name in names[1:])
+        sql = (
+            f'UPDATE "{meta.db_table}" AS t SET {sets} '
+            f"FROM (VALUES {', '.join([values] * len(rows))}) AS d({', '.join(names)}) "
+            f'WHERE t."id" = d."id"'
+        )
+        self.statements.append((sql, params))
+
+    def run(self) -> None:
+        """Send what was gathered: one round trip on PostgreSQL; then nothing is left."""
+        statements, self.statements = self.statements, []
+        if not statements:
+            return
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                cursor.execute(
+                    "; ".join(sql for sql, _ in statements),
+                    [param for _, params in statements for param in params],
+                )
+            else:
+                for sql, params in statements:
+                    cursor.execute(sql, params)
+        for instance in self.inserted:  # as a save leaves it, but for the id it never read
+            instance._state.adding, instance._state.db = False, connection.alias
+        self.inserted = []
+
+
+__all__ = ["Writes"]
