@@ -75,6 +75,8 @@ TABLES: dict[tuple[str, int], int] = {
     ("crazy-eights", 4): 60,
     ("dodo", 4): 60,
     ("dingo", 4): 60,
+    ("dos", 2): 200,
+    ("dos", 4): 60,
 }
 PAIRINGS = (("strong", "normal"), ("normal", "easy"))
 MAX_ACTIONS = 50_000

@@ -90,7 +90,9 @@ DRAWN = 0.8  # each card another player draws for a double colour match
 OUT = 30.0  # going out ends the round: the others' cards score
 DRAW = -0.2  # a draw: a card more, and likely a card placed for the next player
 PLACE = -0.5  # a card placed after a draw: shed, but into the centre row
-EASE = 0.25  # what a placed card's ease of matching (0 to 3) costs: the next player's gain, at the margin
+# What a placed card's ease of matching (0 to 3) costs: the next player's gain, at the margin
+# (a centre row has two cards at least, and a hand matches only so many).
+EASE = 0.25
 CALL = 100.0
 NODES = 3000  # the most partial plans a turn's planning looks at (a seat's own decision)
 QUICK_NODES = 400  # the same in the imagined worlds
@@ -550,7 +552,7 @@ class DosWorlds:
         return state
 
     def saved(self, hands: list[list[str]], deck: list[str]) -> dict[str, Any]:
-        """The world in ``state.to_json()``'s form: the view's fields, the memory's pile, the cards."""
+        """The world in ``state.to_json()``'s form: the view's fields, the pile, the cards."""
         seen, memory = self.seen, self.memory
         view = seen.view
         penalty = view["penalty"]
