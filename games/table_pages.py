@@ -320,7 +320,7 @@ def dos_match_bonus(action: Mapping[str, Any]) -> int:
     """The colour bonus a listed match earns: 0, 1 (single) or 2 (double), as the engine counts."""
     try:
         return match_of(action).bonus
-    except (AssertionError, KeyError, IndexError, TypeError):
+    except (AssertionError, AttributeError, KeyError, IndexError, TypeError):
         return 0
 
 

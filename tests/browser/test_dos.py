@@ -1,7 +1,7 @@
 """A person plays a whole round of DOS against a bot, by clicking.
 
-Ann opens a two-seat DOS table with one computer player from the new-table
-form, its target at 0 (a single round), and the round starts at once. Whenever
+Ann opens a two-seat DOS table with one computer player (normal) from the
+new-table form, its target at 0 (a single round), and the round starts at once. Whenever
 it is her step she clicks a move button as a player would choose: a match that
 calls DOS when it leaves her two cards, else the match that earns the most (a
 double colour match, a single one, two cards rather than one), a bonus card
@@ -91,7 +91,7 @@ def test_a_person_plays_a_whole_round_of_dos_against_a_bot(
     page.get_by_label("Game", exact=True).select_option("dos")
     page.get_by_label("Seats").fill("2")
     page.get_by_label("Computer players").fill("1")
-    page.get_by_label("How the computer plays").select_option("easy")
+    page.get_by_label("How the computer plays").select_option("normal")
     page.locator("#id_dos-target").fill("0")
     page.get_by_role("button", name="Open the table").click()
     expect(page.get_by_role("heading", level=1)).to_have_text(re.compile("DOS"))

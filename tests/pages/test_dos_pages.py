@@ -369,9 +369,9 @@ def test_a_catch_in_the_caught_players_turn_shows_the_cards_owed() -> None:
     assert state.penalty == 2 and state.turn == turn
     names = selectors.seat_names(table)
     text = words_of(page_of(table, (turn + 1) % 3))
-    assert f"Caught {names(turn)} draws {state.penalty} cards when the turn ends" in text
+    assert f"Caught not calling DOS {names(turn)} draws 2 cards when the turn ends" in text
     mine = words_of(page_of(table, turn))
-    assert f"Caught you draw {state.penalty} cards when the turn ends" in mine
+    assert "Caught not calling DOS you draw 2 cards when your turn ends" in mine
 
 
 def test_a_called_dos_is_shown_beside_the_player() -> None:
