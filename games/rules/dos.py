@@ -948,7 +948,7 @@ class Dos(Ruleset):
             what = "as a colour-match bonus" if kind == "bonus" else ""
             words = f"placed {action['card']} in the centre row {what}".rstrip()
         elif kind in (DRAW, END_TURN, CALL) and len(action) == 1:
-            words = {DRAW: "drew", END_TURN: "ended the turn", CALL: "called DOS"}[kind]
+            words = {DRAW: "drew", END_TURN: "matched or placed no more", CALL: "called DOS"}[kind]
         elif kind == CATCH and type(action["seat"]) is int and len(action) == 2:
             words = f"caught {names(action['seat'])} not calling DOS"
         if words is not None and action.get("dos") is True and kind != CALL:
@@ -999,7 +999,7 @@ class Dos(Ruleset):
             call = ", calling DOS" if event.get("dos") is True else ""
             return f"{who} placed {_token(event['card'])} in the centre row{what}{call}"
         if kind == END_TURN:
-            return f"{who} ended the turn"
+            return f"{who} matched or placed no more"
         if kind == "discard":
             return f"{who}'s matched cards to the discard pile: {_tokens(event['cards'])}"
         if kind == "bonus_draws":
