@@ -435,7 +435,10 @@ def main() -> None:
         "--tables", type=lambda text: [int(n) for n in text.split(",")], default=[2, 16, 64]
     )
     parser.add_argument("--seconds", type=float, default=20.0, help="play time per N")
-    parser.add_argument("--web-workers", type=int, default=4, help="gunicorn sync workers")
+    parser.add_argument("--web-workers", type=int, default=4, help="gunicorn workers")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="threads per gunicorn worker (above 1: gthread)"
+    )
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/12")
     parser.add_argument("--no-pgbench", action="store_true")
     parser.add_argument("--tree", help="serve from another copy of the code (a version before)")
@@ -454,7 +457,9 @@ def main() -> None:
     port = free_port()
     failed = False
     print(
-        f"\nMoves over HTTP: gunicorn with {args.web_workers} sync workers, a Celery worker "
+        f"\nMoves over HTTP: gunicorn with {args.web_workers} "
+        f"{'sync workers' if args.threads == 1 else f'gthread workers of {args.threads} threads'}"
+        ", a Celery worker "
         f"and beat, FAIRDEAL_ENV=production, {os.cpu_count()} cores; {args.seconds:g} s per N"
     )
     if args.tree:
@@ -467,7 +472,7 @@ def main() -> None:
         env = production_env(args.redis, logs / "mail")
         gunicorn = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind",
                     f"127.0.0.1:{port}", "--workers", str(args.web_workers), "--timeout", "60",
-                    "--log-level", "warning"]  # fmt: skip
+                    "--threads", str(args.threads), "--log-level", "warning"]  # fmt: skip
         manage = [sys.executable, "manage.py", "collectstatic", "--noinput"]
         static = {**env, "STATIC_ROOT": str(logs / "static")}
         tree = Path(args.tree).resolve() if args.tree else ROOT

@@ -19,7 +19,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import connection, models
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Window
 from django.db.models.functions import RowNumber
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 
 from config.errors import ServiceError
 from fairplay.models import Contribution
@@ -140,8 +140,8 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         "legal_actions": [],
         "board": None,
         "contributions": table.shown_receipts,
-        "verify_url": reverse("table-verify", args=[table.pk]),
-        "record_url": reverse("table-record", args=[table.pk]),
+        "verify_url": table_link("table-verify", table.pk),
+        "record_url": table_link("table-record", table.pk),
         "result": table.result,
         "cancelled": cancelled_view(table),
         "recent": [],
@@ -322,6 +322,20 @@ class ShownMove(NamedTuple):
     seat: int | None
     created_at: datetime
     events: list[dict[str, Any]]
+
+
+_ANY_ID = 918273645  # stands for a table's id in a reversed path, then replaced
+
+
+@cache
+def _link_pattern(name: str, prefix: str) -> str:
+    return reverse(name, args=[_ANY_ID])
+
+
+def table_link(name: str, table_id: int) -> str:
+    """``reverse(name, args=[table_id])``, the URL resolver asked once per name (and script
+    prefix) rather than twice per view: a twentieth of a table's GET."""
+    return _link_pattern(name, get_script_prefix()).replace(str(_ANY_ID), str(table_id))
 
 
 def show_move(move: Move) -> ShownMove:

@@ -115,3 +115,25 @@ def test_the_static_files_of_the_pages_are_served_without_collectstatic() -> Non
         response = Client().get(url)
         assert response.status_code == 200, url
         assert response["Content-Type"].startswith("text/css")
+
+
+def test_the_policy_built_once_is_the_one_django_csp_builds_and_follows_the_settings(
+    settings: object,
+) -> None:
+    """config.middleware.CSPMiddleware keeps the site's policy built; a changed setting rebuilds it."""
+    from csp.utils import build_policy
+
+    client = Client()
+    assert client.get("/").headers["Content-Security-Policy"] == build_policy()
+    assert "Content-Security-Policy-Report-Only" not in client.get("/").headers
+    directives = {"default-src": ["'self'"], "img-src": ["'self'", "https://cards.example"]}
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": directives}  # type: ignore[attr-defined]
+    settings.CONTENT_SECURITY_POLICY_REPORT_ONLY = {  # type: ignore[attr-defined]
+        "DIRECTIVES": {"default-src": ["'none'"]}
+    }
+    response = client.get("/")
+    assert response.headers["Content-Security-Policy"] == (
+        "default-src 'self'; img-src 'self' https://cards.example"
+    )
+    assert response.headers["Content-Security-Policy-Report-Only"] == "default-src 'none'"
+    assert client.get("/api/games/").headers["Content-Security-Policy"].startswith("default-src")

@@ -103,3 +103,11 @@ def test_an_unknown_table_reads_as_none_both_ways() -> None:
     open_table(make_users("alice")[0])
     assert selectors._table_in_one_statement(10**9, lock=False) is None
     assert selectors._table_by_the_orm(10**9, lock=False) is None
+
+
+@pytest.mark.parametrize("table_id", [1, 42, 918273645, 10**12])
+def test_a_views_links_are_the_url_resolvers(table_id: int) -> None:
+    from django.urls import reverse
+
+    for name in ("table-verify", "table-record"):
+        assert selectors.table_link(name, table_id) == reverse(name, args=[table_id])
