@@ -132,8 +132,10 @@ def test_the_policy_built_once_is_the_one_django_csp_builds_and_follows_the_sett
         "DIRECTIVES": {"default-src": ["'none'"]}
     }
     response = client.get("/")
-    assert response.headers["Content-Security-Policy"] == (
-        "default-src 'self'; img-src 'self' https://cards.example"
-    )
+    assert set(response.headers["Content-Security-Policy"].split("; ")) == {
+        "default-src 'self'",
+        "img-src 'self' https://cards.example",
+    }
     assert response.headers["Content-Security-Policy-Report-Only"] == "default-src 'none'"
-    assert client.get("/api/games/").headers["Content-Security-Policy"].startswith("default-src")
+    api = client.get("/api/games/").headers["Content-Security-Policy"]
+    assert "default-src 'self'" in api.split("; ")
