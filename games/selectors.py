@@ -27,6 +27,7 @@ from fairplay.services import contributions_of, receipt_view
 from games.models import Move, Seat, Table
 from games.rules import Event, Ruleset, find_ruleset
 from games.rules.words import seat_name
+from games.writes import sends_together
 
 RECENT_MOVES = 12
 OPEN_PAGE_SIZE = 100  # the lobby's page, unless the caller asks for fewer
@@ -403,16 +404,20 @@ def _table_in_one_statement(table_id: int, *, lock: bool) -> Table | None:
             # the seats, moves and receipts as they were when it began (READ COMMITTED
             # re-reads only the locked row), missing what the write it waited for
             # committed. The read after it takes a snapshot of its own, once the lock is
-            # held; both go in one round trip (psycopg's client-side binding, as Django
-            # uses it, sends them as one simple query).
+            # held. Both go in one round trip where the database takes several
+            # statements at once (games/writes.py: sends_together).
             tables = Table._meta.db_table
-            cursor.execute(
-                f'SELECT 1 FROM "{tables}" WHERE id = %s FOR UPDATE; {_one_statement_sql()}',
-                [table_id, table_id],
-            )
-            if cursor.fetchone() is None:
-                return None
-            cursor.nextset()
+            locking = f'SELECT 1 FROM "{tables}" WHERE id = %s FOR UPDATE'
+            if sends_together():
+                cursor.execute(f"{locking}; {_one_statement_sql()}", [table_id, table_id])
+                if cursor.fetchone() is None:
+                    return None
+                cursor.nextset()
+            else:
+                cursor.execute(locking, [table_id])
+                if cursor.fetchone() is None:
+                    return None
+                cursor.execute(_one_statement_sql(), [table_id])
         else:
             cursor.execute(_one_statement_sql(), [table_id])
         row = cursor.fetchone()

@@ -98,7 +98,7 @@ class Writes:
         if not statements:
             return
         with connection.cursor() as cursor:
-            if connection.vendor == "postgresql":
+            if sends_together():
                 cursor.execute(
                     "; ".join(sql for sql, _ in statements),
                     [param for _, params in statements for param in params],
@@ -109,6 +109,16 @@ class Writes:
         for instance in self.inserted:  # as a save leaves it, but for the id it never read
             instance._state.adding, instance._state.db = False, connection.alias
         self.inserted = []
+
+
+def sends_together() -> bool:
+    """Whether several statements with parameters go to the database in one ``execute``:
+    on PostgreSQL through psycopg's client-side binding, Django's default. With
+    ``server_side_binding`` (a prepared statement holds one command) or on SQLite,
+    they go one by one."""
+    return connection.vendor == "postgresql" and not connection.settings_dict.get(
+        "OPTIONS", {}
+    ).get("server_side_binding")
 
 
 # The statements, made once per model (and columns) rather than by Django's SQL compilers
@@ -137,4 +147,4 @@ def _update_sql(
     return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s", fields
 
 
-__all__ = ["Writes"]
+__all__ = ["Writes", "sends_together"]

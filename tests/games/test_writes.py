@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import notifications, outbox
+from games import notifications, outbox, selectors
 from games.models import Move, OutboxItem, Seat, Table
 from games.writes import Writes
 from tests.factories import make_users, started_table
@@ -63,3 +63,21 @@ def test_nothing_gathered_sends_nothing() -> None:
     with CaptureQueriesContext(connection) as queries:
         Writes().run()
     assert len(queries) == 0
+
+
+def test_with_server_side_binding_each_statement_goes_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A prepared statement holds one command: with psycopg's server-side binding the
+    gathered statements, and the lock and the read, are sent one by one."""
+    table = started_table(*make_users("ann", "ben"), seed=b"server-side")
+    options = {**connection.settings_dict.get("OPTIONS", {}), "server_side_binding": True}
+    monkeypatch.setitem(connection.settings_dict, "OPTIONS", options)
+    writes = Writes()
+    writes.insert(Move(table=table, seq=90, kind="action", seat=1, events=EVENTS))
+    writes.update(table, ["version"])
+    with CaptureQueriesContext(connection) as queries:
+        writes.run()
+        locked = selectors.table_for_view(table.pk, lock=True)
+    assert len(queries) == 4
+    assert locked is not None and Move.objects.filter(table=table, seq=90).exists()
