@@ -179,6 +179,12 @@ concatenated = chain.from_iterable
 # A position's digest hashes its facts as compact JSON (``EightsState.position``).
 _COMPACT = json.JSONEncoder(separators=(",", ":"))
 
+
+def _cards_json(cards: list[str]) -> str:
+    """A list of cards as compact JSON: ``["7H","8S"]``, ``[]``."""
+    return '["' + '","'.join(cards) + '"]' if cards else "[]"
+
+
 # The actions a state lists, each made once and shared: the legal actions a state
 # keeps are never changed (``legal_actions`` hands out copies), so listing them
 # allocates no action.
@@ -393,11 +399,10 @@ class EightsState(GameState):
         else:
             legal = self._find_legal(seat)
         copies = list(map(dict.copy, legal))
-        if self.list_fields:
-            for name in self.list_fields:
-                for action in copies:
-                    if name in action:
-                        action[name] = list(action[name])
+        for name in self.list_fields:  # Dodo's plays' cards, copied in C ([*...])
+            for action in copies:
+                if name in action:
+                    action[name] = [*action[name]]
         return copies
 
     def _find_legal(self, seat: int) -> list[Action]:
@@ -504,6 +509,30 @@ class EightsState(GameState):
         """A digest of everything that decides what may happen next, but the stock's order."""
         if self._position_names is None:  # the fields this state saves, once: they never change
             self._position_names = tuple(name for name in self.position_fields if self.saves(name))
+        # The facts' compact JSON, as ``_COMPACT.encode`` writes it (``position_json``):
+        # the lists of cards joined here, since a card is two letters JSON writes as they are.
+        pile = self.pile
+        text = "".join(
+            (
+                "[[",
+                ",".join(map(_cards_json, map(sorted, self.hands))),
+                "],",
+                _cards_json(pile[-1:]),
+                ",",
+                _cards_json(sorted(pile[:-1])),
+                ",",
+                _cards_json(sorted(self.stock)),
+                ",",
+                _COMPACT.encode([getattr(self, name) for name in self._position_names]),
+                "]",
+            )
+        )
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def position_json(self) -> str:
+        """The facts ``position`` hashes, written by the JSON encoder: the plain form of its text."""
+        if self._position_names is None:
+            self._position_names = tuple(name for name in self.position_fields if self.saves(name))
         facts = [
             [sorted(hand) for hand in self.hands],
             self.pile[-1:],
@@ -511,7 +540,7 @@ class EightsState(GameState):
             sorted(self.stock),
             [getattr(self, name) for name in self._position_names],
         ]
-        return hashlib.sha256(_COMPACT.encode(facts).encode()).hexdigest()[:16]
+        return _COMPACT.encode(facts)
 
     def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
         kind = action["type"]
@@ -525,10 +554,7 @@ class EightsState(GameState):
         """``caught`` went down to one silently; it draws ``catch_draws`` cards, what there is."""
         self.catchable = None
         events = [Event({"type": "catch", "seat": seat, "caught": caught})]
-        for _ in range(self.catch_draws):
-            if not self.can_draw():
-                break
-            events.extend(self._take_card(caught, chance)[1])
+        self._take_cards(caught, self.catch_draws, chance, events)
         return events
 
     def _play(
@@ -582,6 +608,24 @@ class EightsState(GameState):
         events.append(Event({"type": "draw", "seat": seat}, private={seat: {"card": card}}))
         return card, events
 
+    def _take_cards(self, seat: int, count: int, chance: Chance, events: list[Event]) -> None:
+        """Up to ``count`` cards into ``seat``'s hand (what there is), each as ``_take_card``.
+
+        Its events go on ``events``. From a stock that holds cards, each is taken here
+        without a call; an empty stock goes the way of ``_take_card`` (the reshuffle).
+        """
+        hand = self.hands[seat]
+        for _ in range(count):
+            stock = self.stock
+            if stock:
+                card = stock.pop()
+                hand.append(card)
+                events.append(Event({"type": "draw", "seat": seat}, private={seat: {"card": card}}))
+            elif len(self.pile) > 1:  # ``can_draw``
+                events.extend(self._take_card(seat, chance)[1])
+            else:
+                break
+
     def _draw(self, seat: int, chance: Chance) -> list[Event]:
         """One card; if it plays, the seat must play it next."""
         card, events = self._take_card(seat, chance)
@@ -593,10 +637,7 @@ class EightsState(GameState):
         """``seat`` draws the chain (what there is, at most) and its turn passes."""
         events: list[Event] = []
         owed, self.chain = self.chain, 0
-        for _ in range(owed):
-            if not self.can_draw():
-                break
-            events.extend(self._take_card(seat, chance)[1])
+        self._take_cards(seat, owed, chance, events)
         events.append(Event({"type": "turn_passes", "seat": seat}))
         self.turn = self._turn_after(seat, events)
         return events

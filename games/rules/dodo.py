@@ -557,9 +557,19 @@ class DodoState(EightsState):
 
     def _draw_until_fit(self, seat: int, chance: Chance) -> list[Event]:
         events: list[Event] = []
-        while self.can_draw():
-            card, drawn = self._take_card(seat, chance)
-            events.extend(drawn)
+        hand = self.hands[seat]
+        while True:
+            # ``_take_card``, written out while the stock holds cards: a draw may take many.
+            stock = self.stock
+            if stock:
+                card = stock.pop()
+                hand.append(card)
+                events.append(Event({"type": "draw", "seat": seat}, private={seat: {"card": card}}))
+            elif len(self.pile) > 1:  # ``can_draw``: the pile is reshuffled into a stock
+                card, drawn = self._take_card(seat, chance)
+                events.extend(drawn)
+            else:
+                break
             if self.plays(card):
                 self.drawn = card
                 return events

@@ -10,6 +10,7 @@ thing: the same words read, the same bytes, the same refusals.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import random
 from collections.abc import Iterable
@@ -119,3 +120,37 @@ def test_a_declared_field_reads_on_the_class_as_its_default_and_is_declared() ->
     for cls in (GameState, EightsState, DodoState, Tally):
         assert not any(isinstance(value, Saved) for value in vars(cls).values())
     assert DodoState.swaps == 0 and [spec.name for spec in DodoState.declared].count("swaps") == 1
+
+
+def seeded_positions(game: str, seats: int, matches: int) -> Iterable[EightsState]:
+    """Every position of ``matches`` seeded random matches, before each action."""
+    for number in range(matches):
+        chance = SeededChance(bytes([number, seats]) * 16)
+        policy = random.Random(number)
+        state, _ = find_ruleset(game).new_game(seats, {}, chance)
+        while not state.is_over:
+            yield state
+            seat = state.to_act[0]
+            state.apply(seat, policy.choice(state.legal_actions(seat)), chance)
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"), [("crazy-eights", 4), ("crazy-8", 2), ("dodo", 4), ("dodo", 8)]
+)
+def test_a_position_digest_hashes_the_json_encoder_s_text_of_its_facts(
+    game: str, seats: int
+) -> None:
+    for state in seeded_positions(game, seats, 3):
+        plain = hashlib.sha256(state.position_json().encode()).hexdigest()[:16]
+        assert state.position() == plain
+
+
+def test_dodo_s_legal_actions_are_copies_of_the_listed_ones_down_to_their_cards() -> None:
+    for state in seeded_positions("dodo", 4, 3):
+        seat = state.to_act[0]
+        given = state.legal_actions(seat)
+        listed = state._legal(seat)
+        assert given == listed and [list(a) for a in given] == [list(a) for a in listed]
+        for copy, action in zip(given, listed, strict=True):
+            assert copy is not action
+            assert "cards" not in action or copy["cards"] is not action["cards"]
