@@ -286,28 +286,14 @@ class DodoState(EightsState):
         )
         if len(fitting) == 1 and not pairs and ranks.count(fitting_ranks) == 1:
             return list(alone[fitting[0]]), 1
-        # Each rank's cards, in hand order: of one rank, that is the order of their
-        # suits, C D H S, which is the order of the cards' names.
-        groups = [
-            tuple(sorted(filter(_OF_RANK[rank].__contains__, hand)))
-            for rank in dict.fromkeys(fitting_ranks + "24" if pairs else fitting_ranks)
-        ]
-        if len(groups) > 1:
-            groups.sort(key=_first_in_hand)
-        plays = list(concatenated(map(alone.together.__getitem__, groups)))
-        most = max(map(len, groups))
-        if pairs:
-            twos, fours = (group for group in groups if group[0][0] in CHAIN_VALUES)
-            if twos[0][0] == "4":
-                twos, fours = fours, twos
-            for two, four in product(dict.fromkeys(twos), dict.fromkeys(fours)):
-                plays.extend(
-                    {"type": "play", "cards": [first, last]}
-                    for first, last in ((two, four), (four, two))
-                    if alone[first]
-                )
-            most = max(most, 2)
-        return plays, most
+        if not pairs and max(map(ranks.count, fitting_ranks)) == 1:
+            # Several cards fit, each alone of its rank in the hand: each rank's plays
+            # are its card's alone, the ranks in hand order (``grouped_plays``, quicker).
+            fitting.sort(key=HAND_ORDER.__getitem__)
+            return list(concatenated(map(alone.__getitem__, fitting))), 1
+        return grouped_plays(
+            alone, hand, fitting_ranks + "24" if pairs else fitting_ranks, bool(pairs)
+        )
 
     def _plays_alone(self) -> PlaysAlone:
         """Each card's plays laid alone now, none where it does not fit: for each situation, once."""
@@ -751,6 +737,34 @@ class Dodo1(Dodo):
     version = "dodo/1"
     state_class = Dodo1State
     options = tuple(option for option in Dodo.options if option.name != "jacks_skip_at_two")
+
+
+def grouped_plays(
+    alone: PlaysAlone, hand: list[str], ranks: str, pairs: bool
+) -> tuple[list[Action], int]:
+    """The plays of ``hand``'s cards of ``ranks`` (the ranks with a card that fits, and with
+    ``pairs`` a two's and a four's), and the most cards one lays: ``_hand_plays``, the plain way."""
+    # Each rank's cards, in hand order: of one rank, that is the order of their
+    # suits, C D H S, which is the order of the cards' names.
+    groups = [
+        tuple(sorted(filter(_OF_RANK[rank].__contains__, hand))) for rank in dict.fromkeys(ranks)
+    ]
+    if len(groups) > 1:
+        groups.sort(key=_first_in_hand)
+    plays = list(concatenated(map(alone.together.__getitem__, groups)))
+    most = max(map(len, groups))
+    if pairs:
+        twos, fours = (group for group in groups if group[0][0] in CHAIN_VALUES)
+        if twos[0][0] == "4":
+            twos, fours = fours, twos
+        for two, four in product(dict.fromkeys(twos), dict.fromkeys(fours)):
+            plays.extend(
+                {"type": "play", "cards": [first, last]}
+                for first, last in ((two, four), (four, two))
+                if alone[first]
+            )
+        most = max(most, 2)
+    return plays, most
 
 
 class PlaysAlone(dict[str, tuple[Action, ...]]):

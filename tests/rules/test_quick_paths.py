@@ -22,7 +22,7 @@ from games.rules import IllegalAction, find_ruleset
 from games.rules.base import GameState, Saved
 from games.rules.chance import _WORD, SeededChance, Stream, _Keyed, event_key
 from games.rules.crazy_eights import CrazyEights, EightsState
-from games.rules.dodo import DodoState
+from games.rules.dodo import DodoState, grouped_plays
 from tests.rules.stacked import arrange
 
 
@@ -154,3 +154,16 @@ def test_dodo_s_legal_actions_are_copies_of_the_listed_ones_down_to_their_cards(
         for copy, action in zip(given, listed, strict=True):
             assert copy is not action
             assert "cards" not in action or copy["cards"] is not action["cards"]
+
+
+@pytest.mark.parametrize("seats", [2, 4, 8])
+def test_dodo_s_plays_of_cards_alone_of_their_rank_are_the_grouped_plays(seats: int) -> None:
+    # Without both a two and a four in hand no pair goes down: ``grouped_plays`` of the
+    # ranks with a card that fits is the plain way to every hand's plays.
+    for state in seeded_positions("dodo", seats, 4):
+        seat = state.to_act[0]
+        hand = state.hands[seat]
+        alone = state._plays_alone()
+        fitting = "".join(card for card in hand if alone[card])[::2]
+        if fitting and not state.swaps and not {"2", "4"} <= {card[0] for card in hand}:
+            assert state._hand_plays(seat) == grouped_plays(alone, hand, fitting, False)
