@@ -628,7 +628,13 @@ class EightsState(GameState):
 
     def _draw(self, seat: int, chance: Chance) -> list[Event]:
         """One card; if it plays, the seat must play it next."""
-        card, events = self._take_card(seat, chance)
+        stock = self.stock
+        if stock:  # ``_take_card``, written out: nearly every draw of Crazy Eights
+            card = stock.pop()
+            self.hands[seat].append(card)
+            events = [Event({"type": "draw", "seat": seat}, private={seat: {"card": card}})]
+        else:
+            card, events = self._take_card(seat, chance)
         if self.plays(card):
             self.drawn = card
         return events
