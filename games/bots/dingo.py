@@ -53,7 +53,7 @@ from typing import Any
 from games.bots import search
 from games.bots.seen import Seen
 from games.bots.streams import Dice
-from games.bots.worlds import copy_state
+from games.bots.worlds import copy_state, saved_start
 from games.rules.base import Action, GameState
 from games.rules.chance import Chance
 from games.rules.dingo import (
@@ -356,13 +356,7 @@ class DingoWorlds:
             asked = (hunt["awaiting"] - dingo) % seen.seats or seen.seats
             answers = [[answer["seat"], *answer["cards"]] for answer in hunt["answers"]]
         return {
-            "game": seen.ruleset.id,
-            "seats": seen.seats,
-            "options": dict(seen.options),
-            "hand_no": view["hand_number"],
-            "totals": list(view["totals"]),
-            "chance_seq": memory.chance_seq,
-            "result": None,
+            **saved_start(seen, memory.chance_seq),
             "dealer": dealer,
             "hands": hands,
             "round_no": round_no,

@@ -59,7 +59,7 @@ from typing import Any
 from games.bots import search
 from games.bots.seen import Seen
 from games.bots.streams import Dice
-from games.bots.worlds import copy_state
+from games.bots.worlds import copy_state, saved_start
 from games.rules.base import Action, GameState
 from games.rules.chance import Chance
 from games.rules.dos import (
@@ -557,13 +557,7 @@ class DosWorlds:
         view = seen.view
         penalty = view["penalty"]
         return {
-            "game": seen.ruleset.id,
-            "seats": seen.seats,
-            "options": dict(seen.options),
-            "hand_no": view["hand_number"],
-            "totals": list(view["totals"]),
-            "chance_seq": memory.chance_seq,
-            "result": None,
+            **saved_start(seen, memory.chance_seq),
             "dealer": view["dealer"],
             "turn": view["turn"],
             "hands": hands,

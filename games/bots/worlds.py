@@ -175,13 +175,7 @@ class Worlds:
         turns_lost = view.get("turns_lost")
         chain = view.get("chain")
         return {
-            "game": seen.ruleset.id,
-            "seats": seen.seats,
-            "options": dict(seen.options),
-            "hand_no": view["hand_number"],
-            "totals": list(view["totals"]),
-            "chance_seq": memory.chance_seq,
-            "result": None,
+            **saved_start(seen, memory.chance_seq),
             "direction": view.get("direction", memory.direction),
             "dealer": view["dealer"],
             "turn": view["turn"],
@@ -204,6 +198,22 @@ class Worlds:
             "turns_lost": turns_lost["count"] if turns_lost else 0,
             "ace_layer": turns_lost["layer"] if turns_lost else None,
         }
+
+
+def saved_start(seen: Seen, chance_seq: int) -> dict[str, Any]:
+    """What every game's saved state (``state.to_json()``) starts with, as the seat of
+    ``seen`` knows it: the game, its seats and options, the hand, the totals, how many
+    chance events the match has had, and no result (a world is of a match still going)."""
+    view = seen.view
+    return {
+        "game": seen.ruleset.id,
+        "seats": seen.seats,
+        "options": dict(seen.options),
+        "hand_no": view["hand_number"],
+        "totals": list(view["totals"]),
+        "chance_seq": chance_seq,
+        "result": None,
+    }
 
 
 def copy_state(state: GameState) -> GameState:
