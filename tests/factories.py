@@ -19,13 +19,16 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from functools import lru_cache
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
+from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -34,7 +37,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import EmailVerification
 from games import outbox, services
-from games.models import Move, Table
+from games.models import Move, Seat, Table
 from games.rules.chance import SEED_BYTES, commitment
 
 User = get_user_model()
@@ -309,3 +312,51 @@ def verify_downloaded_record(table: Table, tmp_path: Path) -> str:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout.strip()
+
+
+# -- a game played through the API ----------------------------------------------
+
+
+def get_view(client: APIClient, table_id: int) -> dict[str, Any]:
+    """The table as ``client`` sees it (the GET answered 200)."""
+    response = client.get(table_url(table_id))
+    assert response.status_code == 200, response.content
+    return body(response)
+
+
+def post_move(
+    client: APIClient, table_id: int, version: int, action: dict[str, Any]
+) -> dict[str, Any]:
+    """Post a move that must be taken; the view it is answered with."""
+    response = move(client, table_id, version, action)
+    assert response.status_code == 200, (action, response.content)
+    return body(response)
+
+
+def refused(
+    client: APIClient, table: Table, version: Any, action: Any, status: int, code: str
+) -> dict[str, Any]:
+    """Post a move that must be refused with ``status`` and ``code``, changing nothing."""
+    before = snapshot(table.pk)
+    error = assert_error(move(client, table.pk, version, action), status, code)
+    assert snapshot(table.pk) == before
+    return error
+
+
+def replays_clean(table: Table) -> None:
+    """``check_replays`` replays the table to the state it holds."""
+    out = StringIO()
+    call_command("check_replays", str(table.pk), stdout=out, stderr=StringIO())
+    assert out.getvalue().strip() == "1 tables replayed, 0 differ"
+
+
+def time_out(table: Table) -> int:
+    """The seat to act misses its deadline; the sweep ends the table. Returns that seat."""
+    table.refresh_from_db()
+    (late,) = table.to_act
+    past = timezone.now() - timedelta(seconds=1)
+    Seat.objects.filter(table=table, number=late).update(deadline_at=past)
+    Table.objects.filter(pk=table.pk).update(deadline_at=past)
+    assert services.sweep_deadlines() == [table.pk]
+    table.refresh_from_db()
+    return late

@@ -26,20 +26,13 @@ import json
 import random
 import re
 from collections.abc import Callable
-from datetime import timedelta
-from io import StringIO
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from django.core.management import call_command
-from django.utils import timezone
-from rest_framework.test import APIClient
 
 from games import outbox, services
-from games.bots import search
-from games.models import Move, Seat, Table
+from games.models import Move, Table
 from games.rules.dingo import PACK
 from leaderboard.models import RatingChange
 from leaderboard.services import rate_table
@@ -48,13 +41,16 @@ from tests.factories import (
     assert_error,
     body,
     client_for,
+    get_view,
     keys_of,
     make_users,
-    move,
+    post_move,
+    refused,
+    replays_clean,
     seat_clients,
-    snapshot,
     started_table,
     table_url,
+    time_out,
     verify_downloaded_record,
 )
 
@@ -67,18 +63,6 @@ PRESET = {"deals": 1, "target": 0}
 
 
 # -- helpers --------------------------------------------------------------------
-
-
-def get_view(client: APIClient, table_id: int) -> dict[str, Any]:
-    response = client.get(table_url(table_id))
-    assert response.status_code == 200, response.content
-    return body(response)
-
-
-def post(client: APIClient, table_id: int, version: int, action: dict[str, Any]) -> dict[str, Any]:
-    response = move(client, table_id, version, action)
-    assert response.status_code == 200, (action, response.content)
-    return body(response)
 
 
 def public_cards(board: dict[str, Any]) -> set[str]:
@@ -164,14 +148,8 @@ def play(
             return views[turn], posted
         action = rng.choice(views[turn]["legal_actions"])
         posted.append(action["type"])
-        post(clients[turn], table.pk, view["version"], action)
+        post_move(clients[turn], table.pk, view["version"], action)
     raise AssertionError(f"table {table.pk} did not finish in {max_moves} moves")
-
-
-def replays_clean(table: Table) -> None:
-    out = StringIO()
-    call_command("check_replays", str(table.pk), stdout=out, stderr=StringIO())
-    assert out.getvalue().strip() == "1 tables replayed, 0 differ"
 
 
 def four(seed: bytes, **kwargs: Any) -> Table:
@@ -260,7 +238,7 @@ def test_a_passed_card_is_seen_by_its_giver_and_its_receiver_only() -> None:
     receiver = view["board"]["pass_to"]
     assert receiver == (giver + 1) % 4  # the first pass is to the left
     card = view["legal_actions"][0]["card"]
-    post(clients[giver], table.pk, view["version"], {"type": "pass", "card": card})
+    post_move(clients[giver], table.pk, view["version"], {"type": "pass", "card": card})
     for seat, client in [*clients.items(), (None, client_for())]:
         seen = get_view(client, table.pk)
         (entry,) = [e for e in seen["recent"] if e["seq"] == seen["version"]]
@@ -279,15 +257,6 @@ def test_a_passed_card_is_seen_by_its_giver_and_its_receiver_only() -> None:
 
 
 # -- one person against three bots ----------------------------------------------------
-
-
-@pytest.fixture
-def fixed_seed(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
-    """The bots' tables deal the same cards each run; ``strong`` searches on a small budget."""
-    seed = request.node.name.encode()[-32:].ljust(32, b".")
-    monkeypatch.setattr(services, "secrets", SimpleNamespace(token_bytes=lambda n: seed[:n]))
-    small = search.Budget(actions=300, candidates=3, depth=90)
-    monkeypatch.setattr(search, "BUDGETS", dict.fromkeys(search.BUDGETS, small))
 
 
 @pytest.mark.usefixtures("fixed_seed")
@@ -315,7 +284,7 @@ def test_a_person_and_three_bots_of_every_level_play_dingo_to_the_end(tmp_path: 
             break
         assert view["to_act"] == [0], ("a bot owes a step after the drain", view["to_act"])
         assert_sees_no_other_hand(view, Table.objects.get(pk=table_id).state)
-        post(client, table_id, view["version"], rng.choice(view["legal_actions"]))
+        post_move(client, table_id, view["version"], rng.choice(view["legal_actions"]))
         outbox.drain()
     else:
         raise AssertionError("the match did not end")
@@ -332,15 +301,6 @@ def test_a_person_and_three_bots_of_every_level_play_dingo_to_the_end(tmp_path: 
 
 
 # -- refusals -----------------------------------------------------------------------
-
-
-def refused(
-    client: APIClient, table: Table, version: Any, action: Any, status: int, code: str
-) -> dict[str, Any]:
-    before = snapshot(table.pk)
-    error = assert_error(move(client, table.pk, version, action), status, code)
-    assert snapshot(table.pk) == before
-    return error
 
 
 def test_refused_steps_change_nothing() -> None:
@@ -369,7 +329,7 @@ def test_refused_steps_change_nothing() -> None:
     refused(mover, table, version, {"type": "discard", "card": "7X"}, 400, "illegal_action")
     other = clients[(dealer + 1) % 4]
     refused(other, table, version, {"type": "discard", "card": plain}, 400, "not_your_turn")
-    post(mover, table.pk, version, {"type": "discard", "card": plain})
+    post_move(mover, table.pk, version, {"type": "discard", "card": plain})
     # The dealer's discard is in: the version it was chosen on is stale now.
     other_hand = get_view(other, table.pk)["you"]["hand"]
     stale = {"type": "discard", "card": next(c for c in other_hand if c[0] != "A")}
@@ -390,18 +350,6 @@ def test_refused_steps_change_nothing() -> None:
 
 
 # -- forfeits and ratings ------------------------------------------------------------
-
-
-def time_out(table: Table) -> int:
-    """The seat to act misses its deadline; the sweep ends the table. Returns that seat."""
-    table.refresh_from_db()
-    (late,) = table.to_act
-    past = timezone.now() - timedelta(seconds=1)
-    Seat.objects.filter(table=table, number=late).update(deadline_at=past)
-    Table.objects.filter(pk=table.pk).update(deadline_at=past)
-    assert services.sweep_deadlines() == [table.pk]
-    table.refresh_from_db()
-    return late
 
 
 def placed_by_totals(result: dict[str, Any], last: int) -> None:

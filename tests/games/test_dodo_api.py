@@ -34,7 +34,6 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from games import services
 from games.models import Seat, Table
@@ -45,14 +44,15 @@ from tests.factories import (
     assert_error,
     body,
     client_for,
+    get_view,
     keys_of,
     make_users,
     move,
     open_table,
+    post_move,
     seat_clients,
     snapshot,
     started_table,
-    table_url,
     verify_downloaded_record,
 )
 
@@ -84,18 +84,6 @@ PRESET = {option["name"]: option["default"] for option in OPTIONS}
 
 
 # -- helpers --------------------------------------------------------------------
-
-
-def get_view(client: APIClient, table_id: int) -> dict[str, Any]:
-    response = client.get(table_url(table_id))
-    assert response.status_code == 200, response.content
-    return body(response)
-
-
-def post(client: APIClient, table_id: int, version: int, action: dict[str, Any]) -> dict[str, Any]:
-    response = move(client, table_id, version, action)
-    assert response.status_code == 200, (action, response.content)
-    return body(response)
 
 
 def is_call(action: dict[str, Any]) -> bool:
@@ -206,7 +194,7 @@ def play(
             posted[action["type"]] += 1
             if action["type"] == "play" and len(action["cards"]) > 1:
                 posted["several cards"] += 1
-        view = post(clients[seat], table.pk, view["version"], action)
+        view = post_move(clients[seat], table.pk, view["version"], action)
         for name in ("chain", "skipped", "announced"):
             if view["board"][name]:
                 posted[f"saw {name}"] += 1
@@ -361,7 +349,7 @@ def test_a_swap_is_public_as_who_with_whom_and_the_cards_reach_only_the_two() ->
         legal = views[turn]["legal_actions"]
         queens = [a for a in legal if lays_black_queen(a)]
         action = rng.choice(queens or legal)
-        post(clients[turn], table.pk, views[0]["version"], action)
+        post_move(clients[turn], table.pk, views[0]["version"], action)
         if action["type"] != "swap":
             continue
         swaps += 1
@@ -443,7 +431,9 @@ def test_a_catch_out_of_turn_works_and_leaves_the_deadline_of_the_seat_to_act() 
     assert view["seats"][caught]["cards"] == 1
     stock = view["board"]["stock_size"] + view["board"]["pile_size"] - 1
 
-    answer = post(clients[catcher], table.pk, bystander["version"], bystander["legal_actions"][0])
+    answer = post_move(
+        clients[catcher], table.pk, bystander["version"], bystander["legal_actions"][0]
+    )
 
     assert answer["version"] == view["version"] + 1
     assert answer["to_act"] == [turn]
@@ -475,7 +465,7 @@ def test_a_catch_by_the_seat_to_act_buys_it_no_time() -> None:
     Seat.objects.filter(table=table, number=turn).update(deadline_at=due)
     Table.objects.filter(pk=table.pk).update(deadline_at=due)
 
-    answer = post(clients[turn], table.pk, view["version"], {"type": "catch", "seat": caught})
+    answer = post_move(clients[turn], table.pk, view["version"], {"type": "catch", "seat": caught})
 
     assert answer["to_act"] == [turn]
     assert answer["recent"][-1]["events"][0] == {"type": "catch", "seat": turn, "caught": caught}
@@ -490,7 +480,7 @@ def test_a_catch_when_nobody_may_be_caught_is_refused_and_changes_nothing() -> N
     caught = view["board"]["catchable"]
     (catcher,) = {0, 1, 2} - {caught, turn}
     late = get_view(clients[caught], table.pk)
-    answer = post(clients[caught], table.pk, late["version"], {"type": "last_card"})
+    answer = post_move(clients[caught], table.pk, late["version"], {"type": "last_card"})
     assert answer["board"]["catchable"] is None
     assert answer["board"]["announced"] == [caught]
     assert answer["recent"][-1]["events"] == [{"type": "last_card", "seat": caught}]
@@ -581,7 +571,7 @@ def test_illegal_plays_are_refused_with_a_reason_and_change_nothing() -> None:
 
         if tried == KINDS:
             break
-        view = post(clients[seat], table.pk, version, rng.choice(legal))
+        view = post_move(clients[seat], table.pk, version, rng.choice(legal))
     assert tried == KINDS, tried
 
 
@@ -619,10 +609,10 @@ def test_a_dodo_1_table_keeps_its_version_and_the_old_aces_through_the_api() -> 
     assert view["ruleset_version"] == "dodo/1"
     laid = {"type": "play", "cards": ["AC", "AH"]}
     assert laid in view["legal_actions"]
-    post(clients[seat], table.pk, view["version"], laid)
+    post_move(clients[seat], table.pk, view["version"], laid)
     view = get_view(clients[seat], table.pk)
     assert view["to_act"] == [seat]  # dodo/1: two aces at two, one more turn
-    post(clients[seat], table.pk, view["version"], {"type": "play", "cards": ["5H"]})
+    post_move(clients[seat], table.pk, view["version"], {"type": "play", "cards": ["5H"]})
     assert get_view(clients[seat], table.pk)["to_act"] == [other]  # and no more
 
 

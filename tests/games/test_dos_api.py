@@ -31,20 +31,14 @@ import json
 import random
 import re
 from collections.abc import Callable
-from datetime import timedelta
-from io import StringIO
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from django.core.management import call_command
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games import outbox, services
-from games.bots import search
-from games.models import Move, Seat, Table
+from games.models import Move, Table
 from games.rules.dos import PACK
 from leaderboard.models import RatingChange
 from leaderboard.services import rate_table
@@ -53,13 +47,16 @@ from tests.factories import (
     assert_error,
     body,
     client_for,
+    get_view,
     keys_of,
     make_users,
-    move,
+    post_move,
+    refused,
+    replays_clean,
     seat_clients,
-    snapshot,
     started_table,
     table_url,
+    time_out,
     verify_downloaded_record,
 )
 
@@ -73,18 +70,6 @@ NAMES = ("alice", "bob", "charlie", "dave", "erin", "frank", "grace", "heidi", "
 
 
 # -- helpers --------------------------------------------------------------------
-
-
-def get_view(client: APIClient, table_id: int) -> dict[str, Any]:
-    response = client.get(table_url(table_id))
-    assert response.status_code == 200, response.content
-    return body(response)
-
-
-def post(client: APIClient, table_id: int, version: int, action: dict[str, Any]) -> dict[str, Any]:
-    response = move(client, table_id, version, action)
-    assert response.status_code == 200, (action, response.content)
-    return body(response)
 
 
 def public_cards(board: dict[str, Any]) -> set[str]:
@@ -189,14 +174,8 @@ def play(
         else:
             seat, action = turn, rng.choice(views[turn]["legal_actions"])
         posted.append(action["type"])
-        post(clients[seat], table.pk, view["version"], action)
+        post_move(clients[seat], table.pk, view["version"], action)
     raise AssertionError(f"table {table.pk} did not finish in {max_moves} moves")
-
-
-def replays_clean(table: Table) -> None:
-    out = StringIO()
-    call_command("check_replays", str(table.pk), stdout=out, stderr=StringIO())
-    assert out.getvalue().strip() == "1 tables replayed, 0 differ"
 
 
 def people(seats: int, seed: bytes, **kwargs: Any) -> Table:
@@ -295,7 +274,9 @@ def test_a_catch_out_of_turn_makes_the_caught_seat_draw_two() -> None:
     seen = get_view(clients[catcher], table.pk)
     assert {"type": "catch", "seat": caught} in seen["legal_actions"]
     before = get_view(clients[caught], table.pk)
-    answer = post(clients[catcher], table.pk, view["version"], {"type": "catch", "seat": caught})
+    answer = post_move(
+        clients[catcher], table.pk, view["version"], {"type": "catch", "seat": caught}
+    )
     after = get_view(clients[caught], table.pk)
     assert after["board"]["catchable"] == [] and after["version"] == view["version"] + 1
     assert answer["version"] == after["version"]
@@ -320,22 +301,13 @@ def test_dos_called_with_the_match_leaves_nobody_to_catch() -> None:
     view, _ = play(table, random.Random(12), until=calling, calls=0)
     seat = view["you"]["seat"]
     action = next(a for a in view["legal_actions"] if a.get("dos"))
-    post(clients[seat], table.pk, view["version"], action)
+    post_move(clients[seat], table.pk, view["version"], action)
     after = get_view(clients[1 - seat], table.pk)
     assert seat in after["board"]["called"] and after["board"]["catchable"] == []
     assert not [a for a in after["legal_actions"] if a["type"] == "catch"]
 
 
 # -- one person against three bots ----------------------------------------------------
-
-
-@pytest.fixture
-def fixed_seed(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
-    """The bots' tables deal the same cards each run; ``strong`` searches on a small budget."""
-    seed = request.node.name.encode()[-32:].ljust(32, b".")
-    monkeypatch.setattr(services, "secrets", SimpleNamespace(token_bytes=lambda n: seed[:n]))
-    small = search.Budget(actions=300, candidates=3, depth=90)
-    monkeypatch.setattr(search, "BUDGETS", dict.fromkeys(search.BUDGETS, small))
 
 
 @pytest.mark.usefixtures("fixed_seed")
@@ -363,7 +335,7 @@ def test_a_person_and_three_bots_of_every_level_play_dos_to_the_end(tmp_path: Pa
             break
         assert view["to_act"] == [0], ("a bot owes a step after the drain", view["to_act"])
         assert_sees_no_other_hand(view, Table.objects.get(pk=table_id).state)
-        post(client, table_id, view["version"], rng.choice(view["legal_actions"]))
+        post_move(client, table_id, view["version"], rng.choice(view["legal_actions"]))
         outbox.drain()
     else:
         raise AssertionError("the match did not end")
@@ -380,15 +352,6 @@ def test_a_person_and_three_bots_of_every_level_play_dos_to_the_end(tmp_path: Pa
 
 
 # -- refusals -----------------------------------------------------------------------
-
-
-def refused(
-    client: APIClient, table: Table, version: Any, action: Any, status: int, code: str
-) -> dict[str, Any]:
-    before = snapshot(table.pk)
-    error = assert_error(move(client, table.pk, version, action), status, code)
-    assert snapshot(table.pk) == before
-    return error
 
 
 def reason(client: APIClient, table: Table, version: int, action: Any) -> str:
@@ -431,7 +394,7 @@ def test_refused_steps_change_nothing() -> None:
     refused(mover, table, version, {"type": "draw", "cards": 2}, 400, "illegal_action")
     other = clients[(turn + 1) % 3]
     refused(other, table, version, {"type": "draw"}, 400, "not_your_turn")
-    post(mover, table.pk, version, {"type": "draw"})
+    post_move(mover, table.pk, version, {"type": "draw"})
     # The draw is in: the version it was chosen on is stale now.
     refused(mover, table, version, {"type": "draw"}, 409, "stale_version")
     after = get_view(mover, table.pk)
@@ -439,18 +402,6 @@ def test_refused_steps_change_nothing() -> None:
 
 
 # -- forfeits and ratings ------------------------------------------------------------
-
-
-def time_out(table: Table) -> int:
-    """The seat to act misses its deadline; the sweep ends the table. Returns that seat."""
-    table.refresh_from_db()
-    (late,) = table.to_act
-    past = timezone.now() - timedelta(seconds=1)
-    Seat.objects.filter(table=table, number=late).update(deadline_at=past)
-    Table.objects.filter(pk=table.pk).update(deadline_at=past)
-    assert services.sweep_deadlines() == [table.pk]
-    table.refresh_from_db()
-    return late
 
 
 def placed_by_totals(result: dict[str, Any], last: int, seats: int) -> None:
