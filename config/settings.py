@@ -50,6 +50,10 @@ DATABASES["default"].setdefault(
     "CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=600 if PRODUCTION else 0)
 )
 DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
+POSTGRESQL_ENGINE = "config.postgresql"
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend, checking a kept connection without a round trip (config/postgresql).
+    DATABASES["default"]["ENGINE"] = POSTGRESQL_ENGINE
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     # The one-command run has two writers, the web process and the worker. Readers
@@ -174,10 +178,7 @@ if PRODUCTION:
         )
     if DEBUG:
         problems.append("DEBUG must be off")
-    if (
-        "DATABASE_URL" not in env
-        or DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql"
-    ):
+    if "DATABASE_URL" not in env or DATABASES["default"]["ENGINE"] != POSTGRESQL_ENGINE:
         problems.append("DATABASE_URL must name a PostgreSQL database")
     if "ALLOWED_HOSTS" not in env or not ALLOWED_HOSTS:
         problems.append("ALLOWED_HOSTS must be set")
