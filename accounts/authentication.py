@@ -21,6 +21,7 @@ import functools
 import hashlib
 import logging
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -63,24 +64,32 @@ def forget_tokens(*keys: str) -> None:
     transaction.on_commit(forget)
 
 
+def _checked(key: str) -> str:
+    if not _KEY.fullmatch(key):
+        raise AuthenticationFailed("Invalid token.")
+    return key
+
+
+def _from_columns(key: str, user_values: Sequence[Any], created: Any) -> tuple[Any, Token]:
+    """The user and the token, as a lookup of the token would make them (password deferred)."""
+    user = get_user_model().from_db(DEFAULT_DB_ALIAS, _user_fields(), user_values)
+    if not user.is_active:
+        raise AuthenticationFailed("User inactive or deleted.")
+    token = Token.from_db(DEFAULT_DB_ALIAS, ["key", "user_id", "created"], [key, user.pk, created])
+    token.user = user
+    return user, token
+
+
 class StrictTokenAuthentication(TokenAuthentication):
     def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
-        if not _KEY.fullmatch(key):
-            raise AuthenticationFailed("Invalid token.")
-        name = _cache_key(key)
+        name = _cache_key(_checked(key))
         try:
             cached = cache.get(name)
         except Exception:  # the cache down costs a query, not the request
             logger.warning("token cache unreachable", exc_info=True)
             return super().authenticate_credentials(key)
         if cached is not None:
-            user = get_user_model().from_db(DEFAULT_DB_ALIAS, _user_fields(), cached["user"])
-            if not user.is_active:
-                raise AuthenticationFailed("User inactive or deleted.")
-            token = Token.from_db(DEFAULT_DB_ALIAS, ["key", "user_id", "created"],
-                                  [key, user.pk, cached["created"]])  # fmt: skip
-            token.user = user
-            return user, token
+            return _from_columns(key, cached["user"], cached["created"])
         user, token = super().authenticate_credentials(key)
         entry = {"user": [getattr(user, name) for name in _user_fields()], "created": token.created}
         try:
@@ -88,3 +97,42 @@ class StrictTokenAuthentication(TokenAuthentication):
         except Exception:
             logger.warning("token cache unreachable", exc_info=True)
         return user, token
+
+
+# -- a token looked up in a statement that reads something else too --------------------
+
+
+class _HeaderOnly(StrictTokenAuthentication):
+    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
+        return _checked(key), None
+
+
+def token_key(request: Any) -> str | None:
+    """The key of the request's ``Authorization: Token <key>`` header, the header and the key
+    checked as :class:`StrictTokenAuthentication` checks them (with the same refusals), not
+    yet looked up; None when the request names no token."""
+    found = _HeaderOnly().authenticate(request)
+    return None if found is None else found[0]
+
+
+def token_columns_sql(key_placeholder: str = "%s") -> tuple[str, str]:
+    """What a statement adds to read the token ``key_placeholder`` names along with its own
+    rows: the columns :func:`token_owner` takes, and a join that leaves them NULL when no
+    such token exists (to follow the statement's FROM)."""
+    user = get_user_model()._meta
+    column = {field.attname: field.column for field in user.concrete_fields}
+    columns = ", ".join(f'"fd_token_user"."{column[name]}"' for name in _user_fields())
+    joins = (
+        f'LEFT JOIN "{Token._meta.db_table}" "fd_token" ON "fd_token"."key" = {key_placeholder} '
+        f'LEFT JOIN "{user.db_table}" "fd_token_user" ON "fd_token_user"."id" = "fd_token"."user_id"'
+    )
+    return f'{columns}, "fd_token"."created"', joins
+
+
+def token_owner(key: str, columns: Sequence[Any]) -> tuple[Any, Token]:
+    """The user and the token from the columns of :func:`token_columns_sql`, refused as
+    :class:`StrictTokenAuthentication` refuses an unknown token or an inactive user."""
+    *user_values, created = columns
+    if created is None:
+        raise AuthenticationFailed("Invalid token.")
+    return _from_columns(key, user_values, created)

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
+from accounts.authentication import token_key, token_owner
 from games import health, selectors, services
 from games.models import BotLevel, Table
 from games.rules import RULESETS, find_ruleset
@@ -156,10 +157,25 @@ class TableListView(APIView):
 class TableDetailView(APIView):
     permission_classes = [AllowAny]
 
+    def perform_authentication(self, request: Request) -> None:
+        """Left to :meth:`get` for a token on PostgreSQL, which looks it up as it reads the
+        table; DRF's authenticators otherwise, at once, as everywhere."""
+        if not selectors.reads_token_with_table():
+            super().perform_authentication(request)
+
     @extend_schema(responses={200: TableViewSerializer, 404: ErrorSerializer})
     def get(self, request: Request, table_id: int) -> Response:
         """The table as the caller may see it: their own hand and legal actions, nobody else's."""
-        return _table_response(table_id, request)
+        key = token_key(request) if selectors.reads_token_with_table() else None
+        if key is None:
+            return _table_response(table_id, request)
+        read = selectors.table_and_token(table_id, key)
+        # The token first, as DRF's authentication comes before the view: unknown, it is a
+        # 401 whether or not the table exists.
+        request.user, request.auth = token_owner(key, read.token_owner)
+        if read.table is None:
+            raise services.TableNotFound(f"there is no table {table_id}")
+        return Response(selectors.table_view(read.table, request.user))
 
 
 class JoinView(APIView):
