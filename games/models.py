@@ -159,13 +159,11 @@ class Seat(models.Model):
 
     class Meta:
         ordering = ["table", "number"]
-        indexes = [
-            models.Index(
-                fields=["deadline_at"],
-                name="seat_owing_deadline",
-                condition=Q(deadline_at__isnull=False),
-            ),
-        ]
+        # No index on deadline_at: a move rewrites the seats' deadlines, and an indexed
+        # column changed makes every index of the table take a new entry for the row
+        # (four a seat, twice a move, and the bloat every read of the seats then walks);
+        # unindexed, the update stays in place (PostgreSQL's HOT). The tables that owe
+        # soonest are found by the table's own deadline (table_playing_deadline).
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="seat_number_unique"),
             models.UniqueConstraint(

@@ -207,8 +207,10 @@ def send_reminders(now: datetime | None = None, *, batch: int = 500) -> int:
     now = now or timezone.now()
     share = settings.FAIRDEAL_REMINDER_SHARE
     window = _share_of_the_time(share)
-    # No window is longer than the share of the longest deadline: a plain range
-    # on the seat's deadline bounds the scan before the per-table comparison.
+    # No window is longer than the share of the longest deadline: a plain range on the
+    # table's deadline (the soonest its seats owe, so no later than any of theirs; indexed
+    # where the seat's is not: games.models.Seat) bounds the scan before the per-table
+    # comparison.
     widest = timedelta(seconds=share * settings.FAIRDEAL_MAX_DEADLINE_SECONDS)
     reminded = Notice.objects.filter(
         user=OuterRef("user"),
@@ -219,6 +221,7 @@ def send_reminders(now: datetime | None = None, *, batch: int = 500) -> int:
     due = (
         Seat.objects.filter(
             table__status=Table.Status.PLAYING,
+            table__deadline_at__lte=now + widest,
             user__isnull=False,
             deadline_at__gt=now,
             deadline_at__lte=now + widest,

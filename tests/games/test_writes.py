@@ -81,3 +81,30 @@ def test_with_server_side_binding_each_statement_goes_alone(
         locked = selectors.table_for_view(table.pk, lock=True)
     assert len(queries) == 4
     assert locked is not None and Move.objects.filter(table=table, seq=90).exists()
+
+
+def test_a_moves_new_deadlines_are_written_in_place_without_new_index_entries() -> None:
+    """No index covers a seat's deadline (games.models.Seat), so rewriting it at every move
+    stays a heap-only update: no entry added to any of the seat's indexes."""
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob)
+    seat = Seat.objects.get(table=table, number=table.to_act[0])
+
+    def updates() -> tuple[int, int]:
+        """This transaction's updates of seats so far, and how many of them were in place."""
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = %s",
+                [Seat._meta.db_table],
+            )
+            return cursor.fetchone()
+
+    before = updates()
+    for minutes in (5, 6, 7):
+        seat.deadline_at = timezone.now() + timedelta(minutes=minutes)
+        writes = Writes()
+        writes.update_each(Seat, [seat], ["deadline_at"])
+        writes.run()
+    updated, in_place = (after - earlier for after, earlier in zip(updates(), before, strict=True))
+    assert updated == 3
+    assert in_place == 3
