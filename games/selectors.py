@@ -20,6 +20,7 @@ from django.db import connection, models
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.urls import get_script_prefix, reverse
+from rest_framework.authtoken.models import Token
 
 from accounts.authentication import token_columns_sql
 from config.errors import ServiceError
@@ -415,13 +416,29 @@ class TokenRead(NamedTuple):
     token_owner: list[Any]  # accounts.authentication.token_owner's columns; NULLs if unknown
 
 
-def table_and_token(table_id: int, key: str) -> TokenRead:
-    """:func:`table_for_view`'s table, and the user the token ``key`` names, in one statement:
-    a table's GET with a token costs one round trip, where looking the token up first cost
-    another, to the cache (0.2 ms of Python). PostgreSQL only
-    (:func:`reads_token_with_table`)."""
+def table_and_token(table_id: int, key: str, *, lock: bool = False) -> TokenRead:
+    """:func:`table_for_view`'s table, and the user the token ``key`` names, in one round
+    trip: a request with a token reads it with the table, where looking it up first cost
+    another round trip, to the cache (0.2 ms of Python). PostgreSQL only
+    (:func:`reads_token_with_table`).
+
+    ``lock``: the table's row is locked as :func:`table_for_view` locks it, only if the
+    token exists (nobody without one holds a table up, even for a round trip).
+    """
     with connection.cursor() as cursor:
-        cursor.execute(_one_statement_sql(with_token=True), [table_id, key])
+        read = _one_statement_sql(with_token=True)
+        if lock:
+            tables, tokens = Table._meta.db_table, Token._meta.db_table
+            locking = (
+                f'SELECT 1 FROM "{tables}" WHERE id = %s AND EXISTS '
+                f'(SELECT 1 FROM "{tokens}" WHERE key = %s) FOR UPDATE'
+            )
+            # As in _table_in_one_statement: the read, a statement of its own after the
+            # lock, sees what a write it waited for committed.
+            cursor.execute(f"{locking}; {read}", [table_id, key, table_id, key])
+            cursor.nextset()
+        else:
+            cursor.execute(read, [table_id, key])
         row = cursor.fetchone()
     parts = len(Table._meta.concrete_fields) + 3
     table = _table_from_row(row[:parts]) if row[0] is not None else None

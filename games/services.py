@@ -529,8 +529,10 @@ class DeadlinePassed(RefusedAfterWriting):
     status = 409
 
 
-def _playing_table(table_id: int, user: AbstractBaseUser) -> tuple[Table, int]:
-    table = _lock(table_id, for_view=True)
+def _playing_table(
+    table_id: int, user: AbstractBaseUser, locked: Table | None = None
+) -> tuple[Table, int]:
+    table = locked if locked is not None else _lock(table_id, for_view=True)
     seat = _seated(table, user)
     if table.status == Table.Status.OPEN:
         raise NotPlaying("the game has not started: it starts when every seat is taken")
@@ -661,7 +663,13 @@ def _settle_deadline(table: Table, now: datetime) -> bool:
 
 
 def move_apply(
-    *, table_id: int, user: AbstractBaseUser, version: int, action: Any, savepoint: bool = True
+    *,
+    table_id: int,
+    user: AbstractBaseUser,
+    version: int,
+    action: Any,
+    savepoint: bool = True,
+    locked: Table | None = None,
 ) -> Table:
     """Apply one of the caller's legal actions, if the caller saw the current version.
 
@@ -671,10 +679,12 @@ def move_apply(
 
     ``savepoint=False`` where the caller's own transaction wraps this one and lets
     every error out of it (the API's views): the savepoint's two statements are
-    spared, and a refusal rolls back the caller's transaction whole.
+    spared, and a refusal rolls back the caller's transaction whole. ``locked``: the
+    table ``table_id`` as the caller's transaction already locked and read it for its
+    view (:func:`selectors.table_and_token` with ``lock``).
     """
     with transaction.atomic(savepoint=savepoint):
-        table, seat = _playing_table(table_id, user)
+        table, seat = _playing_table(table_id, user, locked)
         now = timezone.now()
         timed_out = _settle_deadline(table, now)
         if not timed_out:

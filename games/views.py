@@ -154,19 +154,28 @@ class TableListView(APIView):
         )
 
 
+def _token_left_to_the_view(request: Request) -> str | None:
+    """The request's token when the view looks it up with the table it reads (PostgreSQL),
+    its header checked as DRF checks it (a malformed one is refused here, a 401); None
+    otherwise. Remembered on the request: asked for by DRF's steps and the view alike."""
+    if not hasattr(request, "_fd_token_key"):
+        request._fd_token_key = token_key(request) if selectors.reads_token_with_table() else None
+    return request._fd_token_key
+
+
 class TableDetailView(APIView):
     permission_classes = [AllowAny]
 
     def perform_authentication(self, request: Request) -> None:
         """Left to :meth:`get` for a token on PostgreSQL, which looks it up as it reads the
         table; DRF's authenticators otherwise, at once, as everywhere."""
-        if not selectors.reads_token_with_table():
+        if _token_left_to_the_view(request) is None:
             super().perform_authentication(request)
 
     @extend_schema(responses={200: TableViewSerializer, 404: ErrorSerializer})
     def get(self, request: Request, table_id: int) -> Response:
         """The table as the caller may see it: their own hand and legal actions, nobody else's."""
-        key = token_key(request) if selectors.reads_token_with_table() else None
+        key = _token_left_to_the_view(request)
         if key is None:
             return _table_response(table_id, request)
         read = selectors.table_and_token(table_id, key)
@@ -204,17 +213,52 @@ class MoveView(APIView):
             409: ErrorSerializer,
         },
     )
+    def perform_authentication(self, request: Request) -> None:
+        """Left to :meth:`post` for a token on PostgreSQL, which looks it up with the
+        table's lock and read; DRF's authenticators otherwise, at once, as everywhere."""
+        if _token_left_to_the_view(request) is None:
+            super().perform_authentication(request)
+
+    def check_permissions(self, request: Request) -> None:
+        """A token left to :meth:`post` is the caller's only credential: it is known or
+        refused there (401), as IsAuthenticated would know or refuse it here."""
+        if _token_left_to_the_view(request) is None:
+            super().check_permissions(request)
+
     def post(self, request: Request, table_id: int) -> Response:
         """Apply one of your legal actions, chosen on the version you post."""
+        key = _token_left_to_the_view(request)
         serializer = MoveSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        return _written(
-            request,
-            lambda: services.move_apply(
-                table_id=table_id, user=request.user, savepoint=False, **serializer.validated_data
-            ),
-            current=True,
-        )
+        if not serializer.is_valid():
+            if key is not None:  # who asks comes first, as when DRF authenticates first
+                request.user  # noqa: B018 (authenticates, or raises the 401)
+            serializer.is_valid(raise_exception=True)
+        if key is None:
+            return _written(
+                request,
+                lambda: services.move_apply(
+                    table_id=table_id,
+                    user=request.user,
+                    savepoint=False,
+                    **serializer.validated_data,
+                ),
+                current=True,
+            )
+
+        def move() -> Table:
+            read = selectors.table_and_token(table_id, key, lock=True)
+            request.user, request.auth = token_owner(key, read.token_owner)
+            if read.table is None:
+                raise services.TableNotFound(f"there is no table {table_id}")
+            return services.move_apply(
+                table_id=table_id,
+                user=request.user,
+                savepoint=False,
+                locked=read.table,
+                **serializer.validated_data,
+            )
+
+        return _written(request, move, current=True)
 
 
 class ResignView(APIView):

@@ -17,8 +17,8 @@ pytestmark = pytest.mark.django_db
 TABLE_VIEW = 1
 # A move: the API's transaction (a savepoint inside the test's own: in production its
 # BEGIN and COMMIT), then two round trips: the table's lock with the read of all its
-# view shows (two statements sent together, the read after the lock:
-# tests/games/test_race.py), and the writes (the move, the seats' deadlines, the table,
+# view shows and of the token's user (two statements sent together, the read after the
+# lock: tests/games/test_race.py), and the writes (the move, the seats' deadlines, the table,
 # the outbox item: games/writes.py); the answer is made from what was read and written.
 MOVE = 4
 JOIN_AND_DEAL = 17
@@ -51,8 +51,7 @@ def test_the_table_view_costs_the_same_early_and_late_in_a_game(
 def test_a_move_costs_a_bounded_number_of_queries(django_assert_max_num_queries: Any) -> None:
     table = started_table(*make_users("alice", "bob"))
     client = client_to_act(table)
-    view = body(client.get(table_url(table.pk)))  # its token looked up with the table
-    assert client.get("/api/fairplay/key/").status_code == 200  # and now in the cache
+    view = body(client.get(table_url(table.pk)))
     with django_assert_max_num_queries(MOVE):
         response = move(client, table.pk, view["version"], view["legal_actions"][0])
     assert response.status_code == 200
