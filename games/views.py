@@ -204,15 +204,6 @@ class JoinView(APIView):
 
 
 class MoveView(APIView):
-    @extend_schema(
-        request=MoveSerializer,
-        responses={
-            200: TableViewSerializer,
-            400: ErrorSerializer,
-            403: ErrorSerializer,
-            409: ErrorSerializer,
-        },
-    )
     def perform_authentication(self, request: Request) -> None:
         """Left to :meth:`post` for a token on PostgreSQL, which looks it up with the
         table's lock and read; DRF's authenticators otherwise, at once, as everywhere."""
@@ -225,6 +216,15 @@ class MoveView(APIView):
         if _token_left_to_the_view(request) is None:
             super().check_permissions(request)
 
+    @extend_schema(
+        request=MoveSerializer,
+        responses={
+            200: TableViewSerializer,
+            400: ErrorSerializer,
+            403: ErrorSerializer,
+            409: ErrorSerializer,
+        },
+    )
     def post(self, request: Request, table_id: int) -> Response:
         """Apply one of your legal actions, chosen on the version you post."""
         key = _token_left_to_the_view(request)
