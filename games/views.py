@@ -30,6 +30,7 @@ from games.serializers import (
     TableListQuerySerializer,
     TableListSerializer,
     TableViewSerializer,
+    usual_move,
 )
 
 
@@ -228,11 +229,14 @@ class MoveView(APIView):
     def post(self, request: Request, table_id: int) -> Response:
         """Apply one of your legal actions, chosen on the version you post."""
         key = _token_left_to_the_view(request)
-        serializer = MoveSerializer(data=request.data)
-        if not serializer.is_valid():
-            if key is not None:  # who asks comes first, as when DRF authenticates first
-                request.user  # noqa: B018 (authenticates, or raises the 401)
-            serializer.is_valid(raise_exception=True)
+        fields = usual_move(request.data)
+        if fields is None:
+            serializer = MoveSerializer(data=request.data)
+            if not serializer.is_valid():
+                if key is not None:  # who asks comes first, as when DRF authenticates first
+                    request.user  # noqa: B018 (authenticates, or raises the 401)
+                serializer.is_valid(raise_exception=True)
+            fields = serializer.validated_data
         if key is None:
             return _written(
                 request,
@@ -240,7 +244,7 @@ class MoveView(APIView):
                     table_id=table_id,
                     user=request.user,
                     savepoint=False,
-                    **serializer.validated_data,
+                    **fields,
                 ),
                 current=True,
             )
@@ -255,7 +259,7 @@ class MoveView(APIView):
                 user=request.user,
                 savepoint=False,
                 locked=read.table,
-                **serializer.validated_data,
+                **fields,
             )
 
         return _written(request, move, current=True)
