@@ -71,10 +71,12 @@ from games.rules.base import (
     PerSeat,
     Ruleset,
     Saved,
+    _same_listed,
     is_card,
     is_seat,
     is_suit,
     is_true,
+    new_event,
 )
 from games.rules.chance import Chance
 from games.rules.words import Names, Refusal, Wording, by_seat, quote, suit_name, word
@@ -164,8 +166,23 @@ def card_value(card: str) -> int:
     return int(rank)
 
 
+class _CardValues(dict[str, int]):
+    """``card_value`` of each card of the pack, looked up (worked out for any other)."""
+
+    def __missing__(self, card: str) -> int:
+        return card_value(card)
+
+
+_CARD_VALUES = _CardValues({card: card_value(card) for card in STANDARD_PACK})
+
+
 def hand_value(cards: list[str]) -> int:
-    return sum(card_value(card) for card in cards)
+    """What the cards left in a hand count: ``card_value`` of each, added up in C.
+
+    >>> hand_value(["8H", "KS", "3H"])
+    63
+    """
+    return sum(map(_CARD_VALUES.__getitem__, cards))
 
 
 def sort_hand(cards: list[str]) -> list[str]:
@@ -409,7 +426,27 @@ class EightsState(GameState):
         # Made of actions shared by every state (``plays_on``): copied before they leave.
         if self.result is not None or seat != self.turn:
             return []
-        return self._turn_actions(seat)
+        # Crazy Eights' ``_turn_actions`` and ``_play_actions``, written out: a bench or a
+        # bot asks for the legal actions before every action. The family's other states
+        # have their own ``_find_legal``, which calls their ``_turn_actions``.
+        pile = self.pile
+        plays = _PLAYS_ON.get((pile[-1], self.called_suit))
+        if plays is None:
+            plays = plays_on(pile[-1], self.called_suit)
+        drawn = self.drawn
+        if drawn is not None:
+            return list(plays[drawn])
+        hand = self.hands[seat]
+        actions = list(
+            concatenated(
+                map(plays.__getitem__, dict.fromkeys(hand) if self.two_of_a_card else hand)
+            )
+        )
+        if actions:
+            return actions
+        if self.stock or len(pile) > 1:  # ``can_draw``
+            return [DRAW_ACTION]
+        return [PASS_ACTION]
 
     def _turn_actions(self, seat: int) -> list[Action]:
         """What the seat to act may do: play, else draw, else pass."""
@@ -461,8 +498,25 @@ class EightsState(GameState):
         seen = self.seen
         choices = self.turn_choices(seat) if seen and self.forced_repeats_only else 1
         # GameState.apply, but for its copy of the action: the family's ``_apply`` never
-        # changes the action it is given, nor keeps it.
-        self.check(seat, action)
+        # changes the action it is given, nor keeps it. ``check``'s quick test is written
+        # out: a copy of an action listed for a seat at the table, tested as ``check`` does.
+        # Anything else, or legal actions not yet worked out, goes to ``check``.
+        legal = self._legal_by_seat.get(seat) if type(seat) is int else None
+        if (
+            legal
+            and 0 <= seat < self.seats
+            and self.result is None
+            and type(action) is dict
+            and action in legal
+        ):
+            listed = legal[legal.index(action)]
+            for key, value in listed.items():
+                given = action[key]  # equal dicts: the same keys
+                if given is not value and not _same_listed(given, value):
+                    self.check(seat, action)
+                    break
+        else:
+            self.check(seat, action)
         self._legal_by_seat.clear()  # the position changes: its legal actions go
         events = self._apply(seat, action, chance)
         if seen and (choices != 1 or (self.forced_repeats_only and self.is_call(action))):
@@ -477,7 +531,9 @@ class EightsState(GameState):
         A call is never owed, so one that could be made does not make the
         action owed a free choice.
         """
-        return sum(not self.is_call(action) for action in self._legal(seat))
+        # ``is_call`` of each, written out: a listed action's type is a string.
+        calls = self.calls
+        return [action["type"] in calls for action in self._legal(seat)].count(False)
 
     def _round_in_circles(self, chance: Chance) -> list[Event]:
         """Block the deal if, with the stock empty, it is back at a position it held before.
@@ -572,7 +628,7 @@ class EightsState(GameState):
             public["announce"] = True
         self.drawn = None
         self.passes = 0
-        events = [Event(public)]
+        events = [new_event(public, {})]
         if not hand:
             events += self._hand_over(seat, chance)
         else:
@@ -581,7 +637,7 @@ class EightsState(GameState):
 
     def _card_effect(self, seat: int, card: str, chance: Chance) -> list[Event]:
         """What ``card``, just played by ``seat``, does: in Crazy Eights, the turn passes on."""
-        self.turn = self.next_seat(seat)
+        self.turn = (seat + self.direction) % self.seats  # ``next_seat``
         return []
 
     def _play_event(self, seat: int, laid: dict[str, Any], announce: bool) -> Event:
@@ -605,7 +661,7 @@ class EightsState(GameState):
             events.append(event)
         card = self.stock.pop()
         self.hands[seat].append(card)
-        events.append(Event({"type": "draw", "seat": seat}, private={seat: {"card": card}}))
+        events.append(new_event({"type": "draw", "seat": seat}, {seat: {"card": card}}))
         return card, events
 
     def _take_cards(self, seat: int, count: int, chance: Chance, events: list[Event]) -> None:
@@ -620,7 +676,7 @@ class EightsState(GameState):
             if stock:
                 card = stock.pop()
                 hand.append(card)
-                events.append(Event({"type": "draw", "seat": seat}, private={seat: {"card": card}}))
+                events.append(new_event({"type": "draw", "seat": seat}, {seat: {"card": card}}))
             elif len(self.pile) > 1:  # ``can_draw``
                 events.extend(self._take_card(seat, chance)[1])
             else:
@@ -632,10 +688,14 @@ class EightsState(GameState):
         if stock:  # ``_take_card``, written out: nearly every draw of Crazy Eights
             card = stock.pop()
             self.hands[seat].append(card)
-            events = [Event({"type": "draw", "seat": seat}, private={seat: {"card": card}})]
+            events = [new_event({"type": "draw", "seat": seat}, {seat: {"card": card}})]
         else:
             card, events = self._take_card(seat, chance)
-        if self.plays(card):
+        # ``plays``, looked up: the card's plays on the top card and the suit called.
+        plays = _PLAYS_ON.get((self.pile[-1], self.called_suit))
+        if plays is None:
+            plays = plays_on(self.pile[-1], self.called_suit)
+        if plays[card]:
             self.drawn = card
         return events
 

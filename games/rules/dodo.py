@@ -84,6 +84,7 @@ from games.rules.base import (
     Saved,
     is_cards,
     is_seat,
+    new_event,
 )
 from games.rules.chance import Chance
 from games.rules.crazy_eights import (
@@ -345,7 +346,7 @@ class DodoState(EightsState):
             return [*plays, DRAW_ACTION]
         if plays:
             return plays
-        return [DRAW_ACTION] if self.can_draw() else [PASS_ACTION]
+        return [DRAW_ACTION] if self.stock or len(self.pile) > 1 else [PASS_ACTION]  # ``can_draw``
 
     def explain_illegal(self, seat: int, action: Action) -> Refusal:
         kind = action["type"]
@@ -457,16 +458,20 @@ class DodoState(EightsState):
                 self.announced.append(seat)
             else:
                 self.catchable = seat
-        events = [Event(public)]
+        events = [new_event(public, {})]
         if not hand:
             return events + self._hand_over(seat, chance)
         rank = last[0]
         if rank not in _ACTING_RANKS:  # most cards: the turn passes on
-            self.turn = self._turn_after(seat, events)
+            if self.turns_lost:
+                self.turn = self._turn_after(seat, events)
+            else:  # ``_turn_after`` with no turn owed to an ace, written out
+                self.turn = (seat + self.direction) % self.seats
+                self.ace_layer = None
         elif rank in CHAIN_VALUES:
-            added = sum(CHAIN_VALUES[card[0]] for card in cards)
-            self.chain += added
-            self.turn = self.next_seat(seat)
+            # Each card's value, by its rank (a card is two letters), added up in C.
+            self.chain += sum(map(CHAIN_VALUES.__getitem__, "".join(cards)[::2]))
+            self.turn = (seat + self.direction) % self.seats  # ``next_seat``
             if self.chains:
                 events.append(Event({"type": "chain", "seat": self.turn, "total": self.chain}))
             else:
@@ -483,8 +488,8 @@ class DodoState(EightsState):
                 self.direction = -self.direction
                 events.append(Event({"type": "reverse", "seat": seat, "direction": self.direction}))
             self.turn = self._turn_after(seat, events)
-        elif rank == "Q" and any(card in BLACK_QUEENS for card in cards):
-            self.swaps = sum(card in BLACK_QUEENS for card in cards)  # the seat chooses next
+        elif rank == "Q" and not BLACK_QUEENS.isdisjoint(cards):
+            self.swaps = sum(map(BLACK_QUEENS.__contains__, cards))  # the seat chooses next
         else:
             self.turn = self._turn_after(seat, events)
         return events
@@ -550,7 +555,7 @@ class DodoState(EightsState):
             if stock:
                 card = stock.pop()
                 hand.append(card)
-                events.append(Event({"type": "draw", "seat": seat}, private={seat: {"card": card}}))
+                events.append(new_event({"type": "draw", "seat": seat}, {seat: {"card": card}}))
             elif len(self.pile) > 1:  # ``can_draw``: the pile is reshuffled into a stock
                 card, drawn = self._take_card(seat, chance)
                 events.extend(drawn)

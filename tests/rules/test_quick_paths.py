@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from games.rules import IllegalAction, find_ruleset
-from games.rules.base import GameState, Saved
+from games.rules.base import Event, GameState, Saved, new_event
 from games.rules.chance import _WORD, SeededChance, Stream, _Keyed, event_key
 from games.rules.crazy_eights import CrazyEights, EightsState
 from games.rules.dodo import DodoState, grouped_plays
@@ -167,3 +167,53 @@ def test_dodo_s_plays_of_cards_alone_of_their_rank_are_the_grouped_plays(seats: 
         fitting = "".join(card for card in hand if alone[card])[::2]
         if fitting and not state.swaps and not {"2", "4"} <= {card[0] for card in hand}:
             assert state._hand_plays(seat) == grouped_plays(alone, hand, fitting, False)
+
+
+def test_new_event_is_the_event_the_class_makes() -> None:
+    public, private = {"type": "draw", "seat": 1}, {1: {"card": "7H"}}
+    quick, plain = new_event(public, private), Event(public, private)
+    assert type(quick) is Event and quick == plain and repr(quick) == repr(plain)
+    assert list(vars(quick).items()) == list(vars(plain).items())
+    assert quick.to_json() == plain.to_json() and new_event(public, {}) == Event(public)
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_crazy_eights_legal_actions_are_its_turn_actions(seats: int) -> None:
+    # ``EightsState._find_legal`` writes out ``_turn_actions`` and ``_play_actions``.
+    for state in seeded_positions("crazy-eights", seats, 4):
+        for seat in range(seats):
+            plain = EightsState._turn_actions(state, seat) if seat == state.turn else []
+            assert state._find_legal(seat) == plain
+
+
+@pytest.mark.parametrize(("game", "seats"), [("dodo", 4), ("dodo", 8), ("crazy-8", 2)])
+def test_turn_choices_count_the_legal_actions_that_are_not_calls(game: str, seats: int) -> None:
+    for state in seeded_positions(game, seats, 3):
+        seat = state.to_act[0]
+        assert state.turn_choices(seat) == sum(
+            not state.is_call(action) for action in state._legal(seat)
+        )
+
+
+def test_apply_refuses_a_copy_changed_after_it_was_handed_out() -> None:
+    class Card(str):
+        """Equal to the card by ``==``, but no JSON string."""
+
+    state, chance = arrange(CrazyEights(), [["7H", "KD"], ["9D", "2S"]], ["5H"], ["5D"])
+    given = state.legal_actions(0)
+    given[0]["card"] = Card("7H")
+    with pytest.raises(IllegalAction):
+        state.apply(0, given[0], chance)
+    state.apply(0, {"card": "7H", "type": "play"}, chance)  # another order: the same JSON
+    assert state.hands[0] == ["KD"]
+
+    state, chance = arrange(find_dodo(), [["7H", "KD"], ["9H", "2S"], ["3C", "4C"]], ["5H"])
+    state.apply(0, {"type": "play", "cards": ["7H"]}, chance)
+    given = state.legal_actions(1)
+    given[-1]["seat"] = False
+    with pytest.raises(IllegalAction):
+        state.apply(1, given[-1], chance)
+    play = next(action for action in state.legal_actions(1) if action["type"] == "play")
+    play["cards"] = [Card(card) for card in play["cards"]]
+    with pytest.raises(IllegalAction):
+        state.apply(1, play, chance)
