@@ -13,6 +13,12 @@ its user is saved (deactivated, renamed, a new password), at once and again
 when that transaction commits; a change that goes around ``save()`` (a
 queryset ``update``) is seen within ``TOKEN_CACHE_SECONDS``. When the cache
 cannot be reached, the token is looked up in the database as before.
+
+The two requests of every move (a table's GET, the move's POST) do without the
+cache: the statement that reads the table reads the token's user too
+(:func:`token_key` checks the header first, :func:`token_columns_sql` adds the
+columns, :func:`token_owner` refuses as this class does), so they cost no round
+trip of their own and a revoked token is refused there at once.
 """
 
 from __future__ import annotations
