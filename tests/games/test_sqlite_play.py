@@ -82,6 +82,27 @@ Table.objects.filter(pk=table.pk).update(deadline_at=past)
 assert services.sweep_deadlines() == [table.pk]
 assert Table.objects.get(pk=table.pk).result["reason"] == "timeout"
 
+# Over HTTP, where the token goes through DRF's authentication (on PostgreSQL the table's
+# GET and the move read it with the table): a view, a move, an unknown token refused.
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+table = started("crazy-eights", 2)
+seat = table.to_act[0]
+client = APIClient()
+mover = Seat.objects.get(table=table, number=seat).user
+client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=mover).key}")
+view = client.get(f"/api/tables/{table.pk}/").json()
+assert view["you"]["seat"] == seat, view
+answer = client.post(
+    f"/api/tables/{table.pk}/moves/",
+    {"version": view["version"], "action": view["legal_actions"][0]},
+    format="json",
+)
+assert answer.status_code == 200 and answer.json()["version"] == view["version"] + 1, answer
+client.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
+assert client.get(f"/api/tables/{table.pk}/").status_code == 401
+
 out = StringIO()
 call_command("check_replays", stdout=out, stderr=StringIO())
 print(out.getvalue().strip())
@@ -111,5 +132,5 @@ def test_sqlite_plays_every_game_to_its_end_and_replays_clean(tmp_path: Path) ->
     if tmp_path.parent == shm:
         shutil.rmtree(tmp_path, ignore_errors=True)
     assert done.returncode == 0, done.stderr[-3000:]
-    tables = 2 + 5  # every game, a resignation, a timeout
+    tables = 2 + 5 + 1  # every game, a resignation, a timeout, a move over HTTP
     assert done.stdout.strip().splitlines()[-1] == f"{tables} tables replayed, 0 differ"
