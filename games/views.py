@@ -229,14 +229,18 @@ class MoveView(APIView):
     def post(self, request: Request, table_id: int) -> Response:
         """Apply one of your legal actions, chosen on the version you post."""
         key = _token_left_to_the_view(request)
-        fields = usual_move(request.data)
-        if fields is None:
-            serializer = MoveSerializer(data=request.data)
-            if not serializer.is_valid():
-                if key is not None:  # who asks comes first, as when DRF authenticates first
-                    request.user  # noqa: B018 (authenticates, or raises the 401)
+        try:
+            fields = usual_move(request.data)
+            if fields is None:
+                serializer = MoveSerializer(data=request.data)
                 serializer.is_valid(raise_exception=True)
-            fields = serializer.validated_data
+                fields = serializer.validated_data
+        except Exception:
+            # Who asks comes first, as when DRF authenticates before the view: a body that
+            # is not JSON, too large or not a move is refused only to a known caller.
+            if key is not None:
+                request.user  # noqa: B018 (authenticates, or raises the 401)
+            raise
         if key is None:
             return _written(
                 request,

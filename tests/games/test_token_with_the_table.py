@@ -176,6 +176,11 @@ def test_a_move_with_an_unknown_token_is_refused_before_anything_else_and_change
         data = assert_error(response, 401, "authentication_failed")
         assert data["detail"] == "Invalid token."
         assert response["WWW-Authenticate"] == "Token"
+    for content in (b"{not json", b"[" * 5000 + b"]" * 5000):  # a 400 if it were known
+        response = unknown.post(
+            table_url(table.pk, "moves"), content, content_type="application/json"
+        )
+        assert_error(response, 401, "authentication_failed")
     unchanged(table)
 
 
