@@ -446,7 +446,9 @@ def table_and_token(table_id: int, key: str, *, lock: bool = False) -> TokenRead
 
 
 def reads_token_with_table() -> bool:
-    return connection.vendor == "postgresql"
+    """Whether a table's GET and a move read their token with the table
+    (:func:`table_and_token`): where the lock and the read go in one round trip."""
+    return sends_together()
 
 
 def _table_in_one_statement(table_id: int, *, lock: bool) -> Table | None:
