@@ -23,6 +23,7 @@ from tests.factories import (
     open_table,
     started_table,
     table_url,
+    time_out,
 )
 
 pytestmark = pytest.mark.django_db
@@ -152,15 +153,7 @@ def test_a_timeout_is_placed_last_and_costs_rating(players: list[Any]) -> None:
     alice, bob, charlie = players[:3]
     table = started_table(alice, bob, charlie, rated=True)
     play_one_move(table)
-    table.refresh_from_db()
-    (late,) = table.to_act
-    past = timezone.now() - timedelta(seconds=1)
-    Seat.objects.filter(table=table, number=late).update(deadline_at=past)
-    Table.objects.filter(pk=table.pk).update(deadline_at=past)
-
-    assert services.sweep_deadlines() == [table.pk]
-
-    table.refresh_from_db()
+    late = time_out(table)
     assert table.result["reason"] == "timeout" and table.result["places"][late] == 3
     assert outbox.drain() >= 1  # the worker's path: the outbox item the timeout wrote
     late_player = table.seats.get(number=late).user_id
