@@ -8,7 +8,10 @@ from django.db import models
 class Contribution(models.Model):
     """Entropy a seated player adds before the deal; mixed into the game seed in seat order."""
 
-    table = models.ForeignKey("games.Table", on_delete=models.CASCADE, related_name="contributions")
+    # No index of its own: one_contribution_per_seat (table, seat) begins with it.
+    table = models.ForeignKey(
+        "games.Table", on_delete=models.CASCADE, related_name="contributions", db_index=False
+    )
     seat = models.PositiveSmallIntegerField()
     entropy = models.BinaryField(max_length=64)
     # sha256 of the entropy, hex: the receipt the player keeps and the record repeats.

@@ -142,7 +142,8 @@ class Table(models.Model):
 
 
 class Seat(models.Model):
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    # No index of its own: seat_number_unique (table, number) begins with it.
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats", db_index=False)
     number = models.PositiveSmallIntegerField()
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -204,7 +205,9 @@ class Move(models.Model):
         ACTION = "action", "action"
         FORFEIT = "forfeit", "forfeit"
 
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="moves")
+    # No index of its own: move_seq_unique (table, seq) begins with it, and a move
+    # inserted one entry fewer.
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="moves", db_index=False)
     seq = models.PositiveIntegerField()
     kind = models.CharField(max_length=16, choices=Kind.choices)
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
