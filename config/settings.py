@@ -54,6 +54,9 @@ POSTGRESQL_ENGINE = "config.postgresql"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Django's backend, checking a kept connection without a round trip (config/postgresql).
     DATABASES["default"]["ENGINE"] = POSTGRESQL_ENGINE
+# The hot paths' statements prepared on the server once per connection
+# (config/postgresql); false behind PgBouncer in transaction mode.
+FAIRDEAL_PREPARED_STATEMENTS = env.bool("FAIRDEAL_PREPARED_STATEMENTS", default=True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     # The one-command run has two writers, the web process and the worker. Readers

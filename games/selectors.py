@@ -29,7 +29,7 @@ from fairplay.services import contributions_of, receipt_view
 from games.models import Move, Seat, Table
 from games.rules import Event, Ruleset, find_ruleset
 from games.rules.words import seat_name
-from games.writes import sends_together
+from games.writes import execute_together, sends_together
 
 RECENT_MOVES = 12
 OPEN_PAGE_SIZE = 100  # the lobby's page, unless the caller asks for fewer
@@ -391,7 +391,11 @@ def _one_statement_sql(with_token: bool = False) -> str:
         "WHERE s.table_id = t.id), "
         "(SELECT json_agg(json_build_array(m.seq, m.seat, m.created_at, m.events) ORDER BY m.seq) "
         f'FROM (SELECT seq, seat, created_at, events FROM "{Move._meta.db_table}" '
-        f"WHERE table_id = t.id ORDER BY seq DESC LIMIT {RECENT_MOVES}) m), "
+        # Bounded by the version (the last move's seq): an index range of RECENT_MOVES
+        # entries whatever the table's length, where the planner, its statistics behind
+        # a young table's log, sorted the whole log for the last few.
+        f"WHERE table_id = t.id AND seq > t.version - {RECENT_MOVES} "
+        f"ORDER BY seq DESC LIMIT {RECENT_MOVES}) m), "
         "(SELECT json_agg(json_build_array(c.seat, c.receipt, c.created_at) ORDER BY c.seat) "
         f'FROM "{Contribution._meta.db_table}" c WHERE c.table_id = t.id)'
     )
@@ -435,10 +439,10 @@ def table_and_token(table_id: int, key: str, *, lock: bool = False) -> TokenRead
             )
             # As in _table_in_one_statement: the read, a statement of its own after the
             # lock, sees what a write it waited for committed.
-            cursor.execute(f"{locking}; {read}", [table_id, key, table_id, key])
+            execute_together(cursor, [(locking, [table_id, key]), (read, [table_id, key])])
             cursor.nextset()
         else:
-            cursor.execute(read, [table_id, key])
+            execute_together(cursor, [(read, [table_id, key])])
         row = cursor.fetchone()
     parts = len(Table._meta.concrete_fields) + 3
     table = _table_from_row(row[:parts]) if row[0] is not None else None
@@ -463,7 +467,9 @@ def _table_in_one_statement(table_id: int, *, lock: bool) -> Table | None:
             tables = Table._meta.db_table
             locking = f'SELECT 1 FROM "{tables}" WHERE id = %s FOR UPDATE'
             if sends_together():
-                cursor.execute(f"{locking}; {_one_statement_sql()}", [table_id, table_id])
+                execute_together(
+                    cursor, [(locking, [table_id]), (_one_statement_sql(), [table_id])]
+                )
                 if cursor.fetchone() is None:
                     return None
                 cursor.nextset()
@@ -472,6 +478,8 @@ def _table_in_one_statement(table_id: int, *, lock: bool) -> Table | None:
                 if cursor.fetchone() is None:
                     return None
                 cursor.execute(_one_statement_sql(), [table_id])
+        elif sends_together():
+            execute_together(cursor, [(_one_statement_sql(), [table_id])])
         else:
             cursor.execute(_one_statement_sql(), [table_id])
         row = cursor.fetchone()

@@ -99,10 +99,7 @@ class Writes:
             return
         with connection.cursor() as cursor:
             if sends_together():
-                cursor.execute(
-                    "; ".join(sql for sql, _ in statements),
-                    [param for _, params in statements for param in params],
-                )
+                execute_together(cursor, statements)
             else:
                 for sql, params in statements:
                     cursor.execute(sql, params)
@@ -119,6 +116,20 @@ def sends_together() -> bool:
     return connection.vendor == "postgresql" and not connection.settings_dict.get(
         "OPTIONS", {}
     ).get("server_side_binding")
+
+
+def execute_together(cursor: Any, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
+    """Run ``statements`` (SQL, parameters) in one ``execute``, where :func:`sends_together`;
+    each prepared on the server where the backend does (``config/postgresql``). The cursor
+    is left at the first statement's result."""
+    together = getattr(connection, "together", None)
+    if together is not None:
+        together(cursor, statements)
+    else:
+        cursor.execute(
+            "; ".join(sql for sql, _ in statements),
+            [param for _, params in statements for param in params],
+        )
 
 
 # The statements, made once per model (and columns) rather than by Django's SQL compilers
