@@ -70,7 +70,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from itertools import product
 from operator import itemgetter
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from games.rules.base import (
     RANKS,
@@ -103,6 +103,8 @@ from games.rules.crazy_eights import (
     sort_hand,
 )
 from games.rules.words import Names, Refusal, Wording, quote, word
+
+T = TypeVar("T")
 
 BLACK_QUEENS = frozenset({"QS", "QC"})
 _LAID = itemgetter("cards")  # the cards a play lays
@@ -785,7 +787,8 @@ class PlaysAlone(dict[str, tuple[Action, ...]]):
         self.together = PlaysTogether(self)
 
     def __missing__(self, card: str) -> tuple[Action, ...]:
-        plays = self[card] = rank_plays((card,), (self.fits(card),))
+        # A card that does not fit has no plays alone: ``rank_plays((card,), (False,))``.
+        plays = self[card] = rank_plays((card,), (True,)) if self.fits(card) else ()
         return plays
 
 
@@ -801,7 +804,7 @@ class PlaysTogether(dict[tuple[str, ...], tuple[Action, ...]]):
         self.alone = alone
 
     def __missing__(self, cards: tuple[str, ...]) -> tuple[Action, ...]:
-        fit = tuple(bool(self.alone[card]) for card in cards)
+        fit = tuple(map(bool, map(self.alone.__getitem__, cards)))  # which fit, in C
         plays = self[cards] = rank_plays(cards, fit)
         return plays
 
@@ -814,6 +817,12 @@ _PLAYS_ALONE: dict[tuple[str | None, ...], PlaysAlone] = {}
 # hands out copies), so every hand holding those cards shares them.
 _RANK_PLAYS: dict[tuple[tuple[str, ...], tuple[bool, ...]], tuple[Action, ...]] = {}
 
+# The orders of ``rank_plays`` by the cards' shape: whether they are eights, each card's
+# first place among them (copies of a card alike) and which fit. The orders depend on
+# nothing else, so they are worked out once a shape, on those places, which a hand's
+# cards then fill in: hands of many cards of a rank (two packs) have few shapes.
+_SHAPE_ORDERS: dict[tuple[bool, tuple[int, ...], tuple[bool, ...]], list[tuple[int, ...]]] = {}
+
 
 def rank_plays(cards: tuple[str, ...], fit: tuple[bool, ...]) -> tuple[Action, ...]:
     """Every play of ``cards`` (all of one rank, in hand order), where ``fit`` says which fit.
@@ -823,45 +832,67 @@ def rank_plays(cards: tuple[str, ...], fit: tuple[bool, ...]) -> tuple[Action, .
     """
     plays = _RANK_PLAYS.get((cards, fit))
     if plays is None:
-        fits = dict(zip(cards, fit, strict=True)).__getitem__
-        laid_first = any(fit)  # else nothing of this rank may be laid
-        plays = _RANK_PLAYS[cards, fit] = tuple(
-            play
-            for laid in (sub_multisets(list(cards)) if laid_first else [])
-            for play in _orders(cards[0][0], laid, fits)
-        )
+        eights = cards[0][0] == EIGHT
+        places = tuple(map(cards.index, cards))
+        orders = _SHAPE_ORDERS.get((eights, places, fit))
+        if orders is None:
+            orders = _SHAPE_ORDERS[eights, places, fit] = shape_orders(eights, places, fit)
+        laid = [list(map(cards.__getitem__, order)) for order in orders]
+        if eights:  # the suit named is what shows: each order once a suit, its cards shared
+            plays = tuple(
+                {"type": "play", "cards": each, "suit": suit} for each in laid for suit in SUITS
+            )
+        else:
+            plays = tuple({"type": "play", "cards": each} for each in laid)
+        _RANK_PLAYS[cards, fit] = plays
     return plays
 
 
-def _orders(rank: str, laid: list[str], fits: Callable[[str], bool]) -> list[Action]:
-    """The plays of the cards ``laid`` (one rank, in hand order): one per card that can show."""
-    if rank == EIGHT:
+def shape_orders(
+    eights: bool, places: tuple[int, ...], fit: tuple[bool, ...]
+) -> list[tuple[int, ...]]:
+    """The orders of ``rank_plays`` for cards of this shape, by their places: every
+    selection of them, in each order it goes down in.
+
+    >>> shape_orders(False, (0, 1), (False, True))
+    [(1,), (1, 0)]
+    """
+    if not any(fit):  # nothing of this rank may be laid first
+        return []
+    fits = dict(zip(places, fit, strict=True)).__getitem__
+    return [
+        tuple(order)
+        for laid in sub_multisets(list(places))
+        for order in _orders(eights, laid, fits)
+    ]
+
+
+def _orders(eights: bool, laid: list[T], fits: Callable[[T], bool]) -> list[list[T]]:
+    """The orders the cards ``laid`` (one rank, in hand order) go down in: one per card that can show."""
+    if eights:
         # The suit named is what shows, so the order of eights never matters.
         first = next((card for card in laid if fits(card)), None)
-        if first is None:
-            return []
-        cards = [first, *without(laid, first)]
-        return [{"type": "play", "cards": cards, "suit": suit} for suit in SUITS]
-    plays: list[Action] = []
+        return [] if first is None else [[first, *without(laid, first)]]
+    orders: list[list[T]] = []
     for last in dict.fromkeys(laid):
         rest = without(laid, last)
         if not rest:
             if fits(last):
-                plays.append({"type": "play", "cards": [last]})
+                orders.append([last])
             continue
         first = next((card for card in rest if fits(card)), None)
         if first is not None:
-            plays.append({"type": "play", "cards": [first, *without(rest, first), last]})
-    return plays
+            orders.append([first, *without(rest, first), last])
+    return orders
 
 
-def without(cards: list[str], card: str) -> list[str]:
+def without(cards: list[T], card: T) -> list[T]:
     """``cards`` less one copy of ``card``."""
     index = cards.index(card)
     return cards[:index] + cards[index + 1 :]
 
 
-def sub_multisets(cards: list[str]) -> list[list[str]]:
+def sub_multisets(cards: list[T]) -> list[list[T]]:
     """Every non-empty selection from ``cards`` (in hand order, copies alike), once each.
 
     >>> sub_multisets(["9C", "9H"])

@@ -22,7 +22,13 @@ from games.rules import IllegalAction, find_ruleset
 from games.rules.base import Event, GameState, Saved, new_event
 from games.rules.chance import _WORD, SeededChance, Stream, _Keyed, event_key
 from games.rules.crazy_eights import CrazyEights, EightsState
-from games.rules.dodo import DodoState, grouped_plays
+from games.rules.dodo import (
+    DodoState,
+    _orders,
+    grouped_plays,
+    rank_plays,
+    sub_multisets,
+)
 from tests.rules.stacked import arrange
 
 
@@ -217,3 +223,24 @@ def test_apply_refuses_a_copy_changed_after_it_was_handed_out() -> None:
     play["cards"] = [Card(card) for card in play["cards"]]
     with pytest.raises(IllegalAction):
         state.apply(1, play, chance)
+
+
+@pytest.mark.parametrize("rank", ["9", "8", "2"])
+def test_a_rank_s_plays_filled_in_from_their_shape_are_its_plays_worked_out_on_its_cards(
+    rank: str,
+) -> None:
+    # ``rank_plays`` works out the orders once a shape, on the cards' places; the plain
+    # way works them out on the cards themselves. Two packs: a card may come twice.
+    pool = [rank + suit for suit in "CDHS"] * 2
+    draw = random.Random(rank)
+    for _ in range(300):
+        cards = tuple(sorted(draw.sample(pool, draw.randint(1, 5))))
+        fitting = {card: draw.random() < 0.5 for card in cards}
+        fit = tuple(fitting[card] for card in cards)
+        plain = [
+            {"type": "play", "cards": order, **({"suit": suit} if rank == "8" else {})}
+            for laid in (sub_multisets(list(cards)) if any(fit) else [])
+            for order in _orders(rank == "8", laid, fitting.__getitem__)
+            for suit in ("CDHS" if rank == "8" else "-")
+        ]
+        assert list(rank_plays(cards, fit)) == plain
