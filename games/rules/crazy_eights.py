@@ -58,6 +58,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from itertools import chain
+from operator import is_
 from typing import Any, ClassVar
 
 from games.rules.base import (
@@ -71,12 +72,12 @@ from games.rules.base import (
     PerSeat,
     Ruleset,
     Saved,
-    _same_listed,
     is_card,
     is_seat,
     is_suit,
     is_true,
     new_event,
+    same_json,
 )
 from games.rules.chance import Chance
 from games.rules.words import Names, Refusal, Wording, by_seat, quote, suit_name, word
@@ -502,21 +503,25 @@ class EightsState(GameState):
         # out: a copy of an action listed for a seat at the table, tested as ``check`` does.
         # Anything else, or legal actions not yet worked out, goes to ``check``.
         legal = self._legal_by_seat.get(seat) if type(seat) is int else None
-        if (
-            legal
-            and 0 <= seat < self.seats
-            and self.result is None
-            and type(action) is dict
-            and action in legal
-        ):
-            listed = legal[legal.index(action)]
+        listed = None
+        if legal and 0 <= seat < self.seats and self.result is None and type(action) is dict:
+            try:  # ``action in legal`` and where, in one pass
+                listed = legal[legal.index(action)]
+            except ValueError:
+                listed = None
+        if listed is None:
+            self.check(seat, action)
+        else:
             for key, value in listed.items():
                 given = action[key]  # equal dicts: the same keys
-                if given is not value and not _same_listed(given, value):
+                # ``_same_listed``, written out: a list (Dodo's cards) of the very items listed.
+                if (
+                    given is not value
+                    and not (type(given) is list and all(map(is_, given, value)))
+                    and not same_json(given, value)
+                ):
                     self.check(seat, action)
                     break
-        else:
-            self.check(seat, action)
         self._legal_by_seat.clear()  # the position changes: its legal actions go
         events = self._apply(seat, action, chance)
         if seen and (choices != 1 or (self.forced_repeats_only and self.is_call(action))):
