@@ -556,6 +556,7 @@ class GameState(ABC):
     declared: ClassVar[tuple[Saved[Any], ...]] = ()  # every field, the base's first
     _declared_here: ClassVar[tuple[Saved[Any], ...]] = ()  # the fields this class declares
     higher_wins: bool  # False where the fewest points win: the ruleset's, unless an option turns it
+    is_over: bool  # whether the match has ended: ``result is not None``, kept by the base
     reverses: bool = False  # whether play may turn round, so that ``direction`` is saved
 
     hand_no = Saved(0)  # the deal (hand, round) in progress, from 1; chance events carry it
@@ -576,6 +577,10 @@ class GameState(ABC):
         self.higher_wins = ruleset.higher_wins
         for spec in self.declared:
             setattr(self, spec.name, spec.fresh(seats))
+        # ``result is not None``, kept beside it (``end``, ``restore``): a plain attribute,
+        # since a property is a call from C into Python at every read, and every caller
+        # that plays asks it before every action.
+        self.is_over = False
         self._saved: tuple[Saved[Any], ...] | None = None
         # Each seat's legal actions in this position, worked out once (``_legal``);
         # emptied whenever the state changes: ``apply``, ``forfeit``, ``restore``.
@@ -678,6 +683,7 @@ class GameState(ABC):
             key = spec.key or spec.name
             if key in data:
                 setattr(self, spec.name, _copied(data[key]))
+        self.is_over = self.result is not None
 
     def reset_per_deal(self) -> None:
         """Every field declared ``per_deal`` back to its default: a new deal begins."""
@@ -719,10 +725,6 @@ class GameState(ABC):
         """The seat after ``seat`` in the direction of play."""
         return (seat + self.direction) % self.seats
 
-    @property
-    def is_over(self) -> bool:
-        return self.result is not None
-
     def places(self, seats: Sequence[int]) -> dict[int, int]:
         """The places of ``seats`` among themselves, 1 the best, when the match ends.
 
@@ -746,6 +748,7 @@ class GameState(ABC):
             "places": [places[s] for s in range(self.seats)],
             "totals": list(self.totals),
         }
+        self.is_over = True
         return Event({"type": "game_over", **self.result})
 
     # -- acting ----------------------------------------------------------------

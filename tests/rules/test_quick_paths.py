@@ -244,3 +244,27 @@ def test_a_rank_s_plays_filled_in_from_their_shape_are_its_plays_worked_out_on_i
             for suit in ("CDHS" if rank == "8" else "-")
         ]
         assert list(rank_plays(cards, fit)) == plain
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"), [("crazy-eights", 4), ("dodo", 3), ("dingo", 4), ("dos", 3)]
+)
+def test_is_over_is_whether_the_match_has_a_result_after_every_action_a_load_and_a_forfeit(
+    game: str, seats: int
+) -> None:
+    # ``is_over`` is kept beside ``result`` (``end``, ``restore``), not worked out from it.
+    ruleset = find_ruleset(game)
+    for number in range(3):
+        chance = SeededChance(bytes([number, seats]) * 16)
+        policy = random.Random(number)
+        state, _ = ruleset.new_game(seats, {}, chance)
+        while True:
+            assert state.is_over is (state.result is not None)
+            assert ruleset.load(state.to_json()).is_over is state.is_over
+            if state.is_over:
+                break
+            seat = state.to_act[0]
+            state.apply(seat, policy.choice(state.legal_actions(seat)), chance)
+        state, _ = ruleset.new_game(seats, {}, chance)
+        state.forfeit(number % seats, "resigned")
+        assert state.is_over is True and ruleset.load(state.to_json()).is_over is True
