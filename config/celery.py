@@ -1,8 +1,9 @@
 """The Celery app: ``celery -A config worker`` and ``celery -A config beat``."""
 
 import os
+import sys
 
-from celery import Celery
+from celery import Celery, signals
 from kombu.transport import TRANSPORT_ALIASES
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -13,3 +14,21 @@ TRANSPORT_ALIASES["filesystem"] = "config.broker:Transport"
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# A worker's database connections live as a web process's do. Celery's Django fixup
+# closes every connection before and after each task unless told to keep them for a
+# number of tasks (its CELERY_DB_REUSE_MAX), so each task opened a connection of its
+# own: beat's eight tasks a second cost the database a new backend each (a fork and
+# its catalog caches warmed again) and the worker most of its CPU. Told to keep them,
+# the fixup leaves them to Django's own rules, applied around each task as around a
+# request: closed once older than CONN_MAX_AGE (at once where that is 0, as in
+# development), or broken, and checked before reuse (CONN_HEALTH_CHECKS).
+app.conf["CELERY_DB_REUSE_MAX"] = sys.maxsize
+
+
+@signals.task_prerun.connect
+@signals.task_postrun.connect
+def close_old_connections(**kwargs: object) -> None:
+    from django.db import close_old_connections
+
+    close_old_connections()

@@ -316,3 +316,45 @@ def test_a_person_and_three_bots_play_crazy_eights_through_the_api_the_worker_mo
     movers = set(table.moves.filter(kind="action").values_list("seat", flat=True))
     assert movers == {0, 1, 2, 3}
     assert services.replay(table).to_json() == table.state
+
+
+def _sessions() -> int:
+    """Connections ever made to this test's database (PostgreSQL's own count)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
+        (count,) = cursor.fetchone()
+    return count
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_keeps_its_database_connection_from_task_to_task(tmp_path: Path) -> None:
+    """With CONN_MAX_AGE, as in production: Celery's Django fixup no longer closes the
+    connection around every task (config/celery.py), so beat's tasks, several a second,
+    do not each open a connection."""
+    broker = redis.Redis.from_url(REDIS_URL)
+    broker.ping()
+    broker.flushdb()
+    log = tmp_path / "worker.log"
+    env = {
+        **os.environ,
+        "DATABASE_URL": _test_database_url(),
+        "CELERY_BROKER_URL": REDIS_URL,
+        "FAIRDEAL_ENV": "test",
+        "CELERY_TASK_ALWAYS_EAGER": "false",
+        "CONN_MAX_AGE": "600",
+        "FAIRDEAL_SWEEP_SECONDS": "0.2",
+        "PYTHONUNBUFFERED": "1",
+    }
+    try:
+        with _worker(env, log):
+            time.sleep(1.0)  # its first tasks have connected
+            done_before = log.read_text(errors="replace").count(" succeeded in ")
+            sessions_before = _sessions()
+            time.sleep(3.0)
+            done = log.read_text(errors="replace").count(" succeeded in ") - done_before
+            time.sleep(1.5)  # the database counts a session when it reports its statistics
+            opened = _sessions() - sessions_before
+    finally:
+        broker.flushdb()
+    assert done >= 20, f"only {done} tasks ran in 3 s"
+    assert opened <= 1, f"{opened} connections opened for {done} tasks"
