@@ -791,7 +791,11 @@ def test_each_game_words_its_actions_and_events() -> None:
     assert words(match("Y#", "G7", target_as="Y7", dos=True)) == (
         "matched Y# as Y7 with G7 and called DOS"
     )
-    assert words(DRAW) == "drew" and words(END) == "matched or placed no more" and words(CALL) == "called DOS"
+    assert (
+        words(DRAW) == "drew"
+        and words(END) == "matched or placed no more"
+        and words(CALL) == "called DOS"
+    )
     assert words(place("G5")) == "placed G5 in the centre row"
     assert words(bonus("G5")) == "placed G5 in the centre row as a colour-match bonus"
     assert words(catch(2)) == "caught seat 2 not calling DOS"
