@@ -11,6 +11,7 @@ import pytest
 from django.db import DataError, connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
+from config.postgresql.base import PREPARE_MAX_PARAMETERS
 from games.writes import execute_together
 from tests.factories import body, client_for, make_users, move, started_table, table_url
 
@@ -71,6 +72,34 @@ def test_a_prepared_statement_takes_quotes_json_and_nulls_as_parameters(
         with connection.cursor() as cursor:
             execute_together(cursor, [(echo, [text, '{"a": "b\'c"}', None])])
             assert cursor.fetchone() == (text, '{"a": "b\'c"}', None)
+
+
+def test_a_statement_of_many_rows_goes_as_it_is(nothing_prepared: None) -> None:
+    many = PREPARE_MAX_PARAMETERS + 1
+    batch = "SELECT " + " + ".join(["%s::int"] * many)
+    with CaptureQueriesContext(connection) as queries, connection.cursor() as cursor:
+        execute_together(cursor, [("SELECT %s::int", [5]), (batch, [1] * many)])
+        assert cursor.fetchone() == (5,)
+        assert cursor.nextset()
+        assert cursor.fetchone() == (many,)
+    (sql,) = sent(queries)
+    assert sql.count("PREPARE") == 1 and sql.count("EXECUTE") == 1  # the small one only
+
+
+def test_a_connection_stops_preparing_past_its_bound(
+    nothing_prepared: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("config.postgresql.base.PREPARE_MAX_STATEMENTS", 3)
+    for n in range(5):
+        with connection.cursor() as cursor:
+            execute_together(cursor, [(f"SELECT %s::int + {n}", [1])])
+            assert cursor.fetchone() == (1 + n,)
+    assert len([name for name in prepared_on_the_server() if name.startswith("fd_")]) == 3
+    with CaptureQueriesContext(connection) as queries, connection.cursor() as cursor:
+        execute_together(cursor, [("SELECT %s::int + 0", [1]), ("SELECT %s::int + 4", [1])])
+    (sql,) = sent(queries)
+    assert sql.startswith("EXECUTE fd_") and "PREPARE" not in sql  # the first, as before
+    assert sql.endswith("SELECT 1::int + 4")  # the fifth, as it is
 
 
 def test_after_an_error_what_is_prepared_is_read_again_not_guessed(

@@ -33,7 +33,7 @@ import hashlib
 import re
 import select
 from collections.abc import Sequence
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
@@ -41,6 +41,11 @@ from django.db.backends.postgresql import base
 from psycopg import pq
 
 _PLACEHOLDER = re.compile(r"%s")
+# What is prepared: the hot paths' statements, a few dozen shapes. A statement of many
+# rows (the sweep's batches, one shape per batch size) goes as it is, run once; and a
+# connection stops preparing past a bound, whatever comes.
+PREPARE_MAX_PARAMETERS = 64
+PREPARE_MAX_STATEMENTS = 200
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
@@ -70,12 +75,18 @@ class DatabaseWrapper(base.DatabaseWrapper):
             self._prepared = {name for (name,) in cursor.fetchall()}
         preparing, executing, params = {}, [], []
         for sql, values in statements:
+            params.extend(values)
+            if len(values) > PREPARE_MAX_PARAMETERS:
+                executing.append(sql)
+                continue
             name, numbered = _prepared_form(sql)
             if name not in self._prepared:
+                if len(self._prepared) + len(preparing) >= PREPARE_MAX_STATEMENTS:
+                    executing.append(sql)
+                    continue
                 preparing[name] = f"PREPARE {name} AS {numbered}"
             executing.append(f"EXECUTE {name}({', '.join(['%s'] * len(values))})" if values
                              else f"EXECUTE {name}")  # fmt: skip
-            params.extend(values)
         try:
             cursor.execute("; ".join([*preparing.values(), *executing]), params)
         except Exception:
@@ -108,7 +119,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         return not poll.poll(0)
 
 
-@cache  # the hot paths' statements: a few dozen shapes
+@lru_cache(maxsize=PREPARE_MAX_STATEMENTS)
 def _prepared_form(sql: str) -> tuple[str, str]:
     """A statement's name on the server (from its text) and its text with ``$n`` parameters."""
     count = iter(range(1, sql.count("%s") + 1))
