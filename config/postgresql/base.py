@@ -22,9 +22,11 @@ round trip, and the first use on a connection sends its ``PREPARE`` in the same
 round trip. A ``PREPARE`` outlives a rollback (it belongs to the session, not to
 the transaction), so after any error the connection's list is read again from
 ``pg_prepared_statements`` before the next use rather than guessed.
-Off with ``FAIRDEAL_PREPARED_STATEMENTS=false`` (behind PgBouncer in transaction
-mode, where a session's statements do not follow it) and with Django's
-connection pool (a pooled connection may come with statements already prepared).
+Statements of many parameters (the sweep's batches) are sent as they are, and a
+connection prepares a bounded number. Off with ``FAIRDEAL_PREPARED_STATEMENTS=false``
+(behind PgBouncer in transaction mode, where a session's statements do not follow
+it) and with Django's connection pool (a pooled connection may come with
+statements already prepared).
 """
 
 from __future__ import annotations
