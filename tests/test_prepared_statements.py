@@ -4,6 +4,7 @@ several in one round trip; after an error, or on a new connection, nothing is gu
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -111,6 +112,7 @@ def test_after_an_error_what_is_prepared_is_read_again_not_guessed(
         # rolled back, but a PREPARE belongs to the session and outlives it.
         execute_together(cursor, [(double, [1]), ("SELECT 1 / %s::int", [0])])
     assert connection._prepared is None
+    assert connection.close_at is not None and connection.close_at <= time.monotonic()
     with CaptureQueriesContext(connection) as queries, connection.cursor() as cursor:
         execute_together(cursor, [(double, [4])])
         assert cursor.fetchone() == (8,)

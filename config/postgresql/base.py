@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import re
 import select
+import time
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -93,6 +94,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
             cursor.execute("; ".join([*preparing.values(), *executing]), params)
         except Exception:
             self._prepared = None  # which of the PREPAREs ran is not known
+            # And a fresh session from the next request on: a statement prepared before
+            # a migration changed its result's columns fails until it is prepared again.
+            self.close_at = time.monotonic()
             raise
         self._prepared.update(preparing)
         for _ in preparing:  # their results come first
