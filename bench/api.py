@@ -271,7 +271,9 @@ def client_process(port: int, pairs: list[tuple[int, tuple[str, str]]], start: f
 
 
 def _processes() -> dict[int, tuple[str, int, float]]:
-    """Every process: its name, its parent and the CPU seconds it has used (from /proc)."""
+    """Every process: its name, its parent and the CPU seconds it and its children that
+    ended have used (from /proc: a PostgreSQL backend that lived for one connection is
+    counted in the postmaster once it has ended)."""
     tick = os.sysconf("SC_CLK_TCK")
     found = {}
     for entry in os.listdir("/proc"):
@@ -283,13 +285,14 @@ def _processes() -> dict[int, tuple[str, int, float]]:
             continue
         name = text[text.index("(") + 1 : text.rindex(")")]
         fields = text[text.rindex(")") + 2 :].split()
-        found[int(entry)] = (name, int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+        used = sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
+        found[int(entry)] = (name, int(fields[1]), used / tick)
     return found
 
 
 def cpu_by_part(roots: dict[str, int]) -> dict[str, float]:
     """CPU seconds used so far by each started process with its children, and by PostgreSQL's
-    and Redis's processes (a process that ended meanwhile is not counted)."""
+    and Redis's processes, those that ended meanwhile included."""
     table = _processes()
     children: dict[int, list[int]] = {}
     for pid, (_, parent, _) in table.items():
