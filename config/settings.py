@@ -367,6 +367,11 @@ FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=0.5)
 FAIRDEAL_SWEEP_FANOUT = env.int("FAIRDEAL_SWEEP_FANOUT", default=4)
 # How often an open table page asks whether the table has moved (ms): docs/pages.md.
 FAIRDEAL_POLL_MS = env.int("FAIRDEAL_POLL_MS", default=2000)
+# How often beat sends the reminders that are due: at worst this long after their moment,
+# well inside the shortest reminder window (a quarter of the 60 s minimum at the default
+# share). Its query reads every playing table inside its window (docs/deadlines.md), 20 ms
+# of PostgreSQL's CPU with 10,000 tables playing: not something to run twice a second.
+FAIRDEAL_REMINDER_SECONDS = env.float("FAIRDEAL_REMINDER_SECONDS", default=5.0)
 # The health endpoint reports beat dead or silent when the last completed sweep is
 # older than this many intervals (and never less than ten seconds).
 FAIRDEAL_HEALTH_SWEEP_INTERVALS = env.float("FAIRDEAL_HEALTH_SWEEP_INTERVALS", default=4.0)
@@ -374,7 +379,7 @@ FAIRDEAL_HEALTH_SWEEP_INTERVALS = env.float("FAIRDEAL_HEALTH_SWEEP_INTERVALS", d
 # safe), since dropping a late sweep is how a deadline went unenforced.
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {"task": "games.sweep_deadlines", "schedule": FAIRDEAL_SWEEP_SECONDS},
-    "send-reminders": {"task": "games.send_reminders", "schedule": FAIRDEAL_SWEEP_SECONDS},
+    "send-reminders": {"task": "games.send_reminders", "schedule": FAIRDEAL_REMINDER_SECONDS},
     # Work commits left in the outbox: mail and ratings, in batches (only a bot's move
     # wakes a worker at its commit), and anything whose wake-up was lost (a broker outage).
     "drain-outbox": {"task": "games.drain_outbox", "schedule": FAIRDEAL_SWEEP_SECONDS},

@@ -238,3 +238,22 @@ def test_the_development_database_takes_two_writers_at_once(tmp_path: Path) -> N
         out, err = writer.communicate(timeout=120)
         assert writer.returncode == 0, err[-2000:]
         assert out.strip() == "ok"
+
+
+REMINDERS = (
+    's.CELERY_BEAT_SCHEDULE["send-reminders"]["schedule"], s.FAIRDEAL_REMINDER_SECONDS, '
+    "s.FAIRDEAL_SWEEP_SECONDS, s.FAIRDEAL_REMINDER_SHARE * s.FAIRDEAL_MIN_DEADLINE_SECONDS"
+)
+
+
+def test_production_sends_reminders_on_their_own_interval_well_inside_the_shortest_window() -> None:
+    done = load_settings(GOOD_PRODUCTION, show=REMINDERS)
+    assert done.returncode == 0, done.stderr
+    scheduled, interval, sweep, shortest_window = map(float, done.stdout.split())
+    assert scheduled == interval
+    # Seldom beside the sweep (its query reads every table in its window), and still at
+    # most a third of the last share of the shortest time per move late.
+    assert interval >= 10 * sweep
+    assert interval <= shortest_window / 3
+    done = load_settings({**GOOD_PRODUCTION, "FAIRDEAL_REMINDER_SECONDS": "2"}, show=REMINDERS)
+    assert done.stdout.split()[:2] == ["2.0", "2.0"], done.stderr
