@@ -5,6 +5,7 @@ import sys
 from typing import Any
 
 from celery import Celery, signals
+from django.db import close_old_connections
 from kombu.transport import TRANSPORT_ALIASES
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -29,9 +30,7 @@ app.conf["CELERY_DB_REUSE_MAX"] = sys.maxsize
 
 @signals.task_prerun.connect
 @signals.task_postrun.connect
-def close_old_connections(sender: Any = None, **kwargs: Any) -> None:
+def close_old_connections_around_tasks(sender: Any = None, **kwargs: Any) -> None:
     if sender is not None and getattr(sender.request, "is_eager", False):
         return  # run in its caller's request or task: the connection is the caller's
-    from django.db import close_old_connections
-
     close_old_connections()

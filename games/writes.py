@@ -119,17 +119,11 @@ def sends_together() -> bool:
 
 
 def execute_together(cursor: Any, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
-    """Run ``statements`` (SQL, parameters) in one ``execute``, where :func:`sends_together`;
-    each prepared on the server where the backend does (``config/postgresql``). The cursor
-    is left at the first statement's result."""
-    together = getattr(connection, "together", None)
-    if together is not None:
-        together(cursor, statements)
-    else:
-        cursor.execute(
-            "; ".join(sql for sql, _ in statements),
-            [param for _, params in statements for param in params],
-        )
+    """Run ``statements`` (SQL, parameters) in one ``execute``, where :func:`sends_together`:
+    on PostgreSQL, whose backend is always ``config.postgresql`` (the settings see to it),
+    each prepared on the server unless that is turned off. The cursor is left at the
+    first statement's result."""
+    connection.together(cursor, statements)
 
 
 # The statements, made once per model (and columns) rather than by Django's SQL compilers
