@@ -315,7 +315,9 @@ def test_a_real_publish_to_a_broker_that_is_down_only_delays_the_mail(
     """No stand-in: the wake-up is published for real, to a port where nothing listens."""
     from config.celery import app
 
-    table = started_table(*players)
+    # A fixed deal whose first legal move passes the turn: the other player is mailed (a
+    # random deal's first move may be an eight, whose suit the mover still owes: no mail).
+    table = started_table(*players, seed=b"outbox")
     OutboxItem.objects.update(done_at=timezone.now())
     user, view = first_player_to_act(table)
     monkeypatch.setattr(outbox, "URGENT", {"games.notify"})  # so that the move wakes a worker
@@ -332,6 +334,7 @@ def test_a_real_publish_to_a_broker_that_is_down_only_delays_the_mail(
     took = time.monotonic() - started
 
     assert response.status_code == 200, response.content
+    assert body(response)["to_act"] != view["to_act"], "the deal's first move passes the turn"
     assert took < 10, f"the move waited {took:.1f} s for a broker that is down"
     (item,) = pending_items()
     assert item.kind == "games.notify"
