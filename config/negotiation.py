@@ -9,7 +9,7 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
 # The Accept headers a JSON-only view answers without parsing: none, anything, JSON.
-_PLAIN = frozenset({"", "*/*", "application/json"})
+PLAIN_ACCEPT = frozenset({"", "*/*", "application/json"})
 
 
 class JSONFirstNegotiation(DefaultContentNegotiation):
@@ -27,7 +27,7 @@ class JSONFirstNegotiation(DefaultContentNegotiation):
         if (
             len(renderers) == 1
             and format_suffix is None
-            and request.META.get("HTTP_ACCEPT", "") in _PLAIN
+            and request.META.get("HTTP_ACCEPT", "") in PLAIN_ACCEPT
             and self.settings.URL_FORMAT_OVERRIDE not in request.query_params
         ):
             (renderer,) = renderers
