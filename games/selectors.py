@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.urls import get_script_prefix, reverse
@@ -429,7 +429,7 @@ def table_and_token(table_id: int, key: str, *, lock: bool = False) -> TokenRead
     ``lock``: the table's row is locked as :func:`table_for_view` locks it, only if the
     token exists (nobody without one holds a table up, even for a round trip).
     """
-    with connection.cursor() as cursor:
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
         read = _one_statement_sql(with_token=True)
         if lock:
             tables, tokens = Table._meta.db_table, Token._meta.db_table
@@ -492,12 +492,13 @@ def _table_from_row(row: Sequence[Any]) -> Table:
         json.loads(value) if isinstance(field, models.JSONField) and value is not None else value
         for field, value in zip(fields, row, strict=False)
     ]
-    table = Table.from_db(connection.alias, [field.attname for field in fields], values)
+    alias = DEFAULT_DB_ALIAS  # the only database (django.db.connection's, looked up less)
+    table = Table.from_db(alias, [field.attname for field in fields], values)
     seats_rows, moves_rows, receipts_rows = row[len(fields) :]
     User = get_user_model()
     # As the ORM makes them (positionally, nothing computed for a default), the player's
     # name the only field of theirs a view shows (the rest left to load if ever asked).
-    alias, user_fields = connection.alias, ["id", "username"]
+    user_fields = ["id", "username"]
     seats = []
     for seat_id, number, user_id, username, is_bot, level, joined_at, deadline_at in (
         seats_rows or ()
