@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from unittest import mock
 
 import pytest
 
@@ -40,3 +41,17 @@ def _fresh_cache(request: pytest.FixtureRequest) -> None:
             client.delete(*keys)
     else:
         cache.clear()
+
+
+# 30 s into a minute and into an hour (1_800_000_000 is a multiple of 3600).
+MID_WINDOW = 1_800_000_030.0
+
+
+@pytest.fixture
+def one_throttle_window() -> Iterator[None]:
+    """The clock of the fixed-window counters (``config.throttling.hit``, and the login
+    address rate of ``accounts.throttling``) stopped mid-window: every request of the test
+    counts in one window. At real time, a test that began in the last moments of a minute
+    (or an hour) counts its requests in two windows, and the one it expects refused is not."""
+    with mock.patch("config.throttling.time.time", return_value=MID_WINDOW):
+        yield

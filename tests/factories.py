@@ -12,10 +12,13 @@ its own legal actions with a seeded ``random.Random``.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import random
+import re
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -291,6 +294,24 @@ def at_once(*calls: Callable[[], Any], timeout: float = 60) -> list[Any]:
         thread.join(timeout=timeout)
         assert not thread.is_alive(), "a racing call never finished"
     return results
+
+
+@contextmanager
+def redis_db_alone(url: str) -> Iterator[str]:
+    """``url``'s Redis database for this test alone, across the processes of the run.
+
+    Under pytest-xdist two tests whose Celery workers take their tasks from the same Redis
+    database would run at once, each on its own test database: a sweep one test sends is
+    taken by the other's worker, which sweeps its own database for it, and the first test
+    waits for it in vain. The lock file makes the second test wait for the first.
+    """
+    name = re.sub(r"[^A-Za-z0-9]+", "-", url).strip("-")
+    with (Path(tempfile.gettempdir()) / f"fairdeal-tests-{name}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield url
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def verify_downloaded_record(table: Table, tmp_path: Path) -> str:

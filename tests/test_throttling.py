@@ -111,7 +111,9 @@ def test_a_count_goes_up_by_one_per_hit_and_back_down_with_unhit() -> None:
 
 
 @pytest.mark.django_db
-def test_a_forged_header_per_request_does_not_escape_the_request_rate(rates: Any) -> None:
+def test_a_forged_header_per_request_does_not_escape_the_request_rate(
+    rates: Any, one_throttle_window: None
+) -> None:
     rates("3/min")
     client = client_for(raise_errors=False)
 
@@ -128,7 +130,9 @@ def test_a_forged_header_per_request_does_not_escape_the_request_rate(rates: Any
 
 
 @pytest.mark.django_db
-def test_behind_a_proxy_each_client_address_has_its_own_count(settings: Any, rates: Any) -> None:
+def test_behind_a_proxy_each_client_address_has_its_own_count(
+    settings: Any, rates: Any, one_throttle_window: None
+) -> None:
     settings.FAIRDEAL_TRUSTED_PROXIES = 1
     rates("2/min")
     client = client_for(raise_errors=False)

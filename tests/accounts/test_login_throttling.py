@@ -178,7 +178,7 @@ def test_an_unknown_name_is_locked_like_a_real_one(generous_rates: None) -> None
 
 
 def test_one_address_cannot_spread_its_guesses_over_many_accounts(
-    settings: Any, spies: Spies
+    settings: Any, spies: Spies, one_throttle_window: None
 ) -> None:
     settings.FAIRDEAL_LOGIN_ADDRESS_RATE = "10/hour"
     make_users(*(f"victim{i}" for i in range(12)))
@@ -204,7 +204,9 @@ def test_one_address_cannot_spread_its_guesses_over_many_accounts(
     assert "token" in body(other)
 
 
-def test_successes_do_not_use_up_the_addresss_failures(alice: Any, settings: Any) -> None:
+def test_successes_do_not_use_up_the_addresss_failures(
+    alice: Any, settings: Any, one_throttle_window: None
+) -> None:
     settings.FAIRDEAL_LOGIN_ADDRESS_RATE = "3/hour"
 
     assert [log_in(PASSWORD).status_code for _ in range(5)] == [200] * 5

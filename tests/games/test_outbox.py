@@ -316,7 +316,8 @@ def test_a_real_publish_to_a_broker_that_is_down_only_delays_the_mail(
     from config.celery import app
 
     # A fixed deal whose first legal move passes the turn: the other player is mailed (a
-    # random deal's first move may be an eight, whose suit the mover still owes: no mail).
+    # random deal's first legal move may be a draw, after which the drawer keeps the turn
+    # until a card plays: nobody is mailed).
     table = started_table(*players, seed=b"outbox")
     OutboxItem.objects.update(done_at=timezone.now())
     user, view = first_player_to_act(table)

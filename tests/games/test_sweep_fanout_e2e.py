@@ -20,7 +20,7 @@ import pytest
 import redis
 
 from games import services
-from tests.factories import make_users
+from tests.factories import make_users, redis_db_alone
 from tests.games.test_deadlines_at_scale import assert_timed_out_once, make_late, make_tables
 from tests.games.test_worker_e2e import REPO, _tail, _test_database_url
 
@@ -57,7 +57,14 @@ class Workers:
 
 
 @pytest.fixture
-def workers(tmp_path: Path) -> Iterator[Workers]:
+def broker_db() -> Iterator[str]:
+    """REDIS_URL's database, which every test here uses: never two at once under xdist."""
+    with redis_db_alone(REDIS_URL) as url:
+        yield url
+
+
+@pytest.fixture
+def workers(tmp_path: Path, broker_db: str) -> Iterator[Workers]:
     broker = redis.Redis.from_url(REDIS_URL)
     broker.ping()  # Redis down is a failure, not a skip: CI starts it.
     broker.flushdb()

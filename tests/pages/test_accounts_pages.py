@@ -274,7 +274,9 @@ def test_a_signed_in_player_going_to_signup_is_sent_to_their_tables(alice: Any) 
     assert User.objects.count() == 1
 
 
-def test_signup_counts_against_the_same_address_rate_as_the_api(settings: Any) -> None:
+def test_signup_counts_against_the_same_address_rate_as_the_api(
+    settings: Any, one_throttle_window: None
+) -> None:
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {"accounts": "2/min"},
@@ -379,7 +381,9 @@ def test_failures_through_the_api_lock_the_page_too(alice: Any, generous_rates: 
     assert "Too many failed logins for this account" in text_of(response)
 
 
-def test_an_address_may_fail_only_so_often_over_every_account(settings: Any) -> None:
+def test_an_address_may_fail_only_so_often_over_every_account(
+    settings: Any, one_throttle_window: None
+) -> None:
     settings.FAIRDEAL_LOGIN_ADDRESS_RATE = "3/hour"
     make_users("alice", "bob", "charlie", "dave")
 
