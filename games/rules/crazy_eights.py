@@ -69,6 +69,7 @@ from games.rules.base import (
     Event,
     Field,
     GameState,
+    ListedAction,
     PerSeat,
     Ruleset,
     Saved,
@@ -76,6 +77,7 @@ from games.rules.base import (
     is_seat,
     is_suit,
     is_true,
+    listed,
     new_event,
     same_json,
 )
@@ -203,11 +205,12 @@ def _cards_json(cards: list[str]) -> str:
     return '["' + '","'.join(cards) + '"]' if cards else "[]"
 
 
-# The actions a state lists, each made once and shared: the legal actions a state
-# keeps are never changed (``legal_actions`` hands out copies), so listing them
-# allocates no action.
-DRAW_ACTION: Action = {"type": "draw"}
-PASS_ACTION: Action = {"type": "pass"}
+# The actions a state lists, each made once and shared by every state and match: each
+# is a ``ListedAction``, which refuses every change, so listing them allocates no action
+# and ``legal_actions`` hands them out as they are.
+DRAW_ACTION: Action = listed({"type": "draw"})
+PASS_ACTION: Action = listed({"type": "pass"})
+LAST_CARD_ACTION: Action = listed({"type": "last_card"})  # a late announcement (Crazy 8, Dodo)
 
 
 class _CardPlays(dict[str, tuple[Action, ...]]):
@@ -215,9 +218,9 @@ class _CardPlays(dict[str, tuple[Action, ...]]):
 
     def __missing__(self, card: str) -> tuple[Action, ...]:
         if card[0] == EIGHT:
-            plays = tuple({"type": "play", "card": card, "suit": suit} for suit in SUITS)
+            plays = tuple(listed({"type": "play", "card": card, "suit": suit}) for suit in SUITS)
         else:
-            plays = ({"type": "play", "card": card},)
+            plays = (listed({"type": "play", "card": card}),)
         self[card] = plays
         return plays
 
@@ -291,9 +294,6 @@ class EightsState(GameState):
     # digest lists them (a saved digest must not change): see ``position``.
     position_fields: ClassVar[tuple[str, ...]] = ("turn", "called_suit", "drawn", "passes")
     bury_starter = True  # a turned eight goes under the stock
-    # The fields of an action that hold a list (Dodo's cards), copied with it for the
-    # caller of ``legal_actions``; every other field is a card, a suit, a seat or true.
-    list_fields: ClassVar[tuple[str, ...]] = ()
     has_chain = (
         False  # whether cards may be owed to a chain (Crazy 8's twos, Dodo's twos and fours)
     )
@@ -408,23 +408,21 @@ class EightsState(GameState):
         )
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """Copies of the position's legal actions (``_legal``): the caller's own, to change."""
+        """The position's legal actions (``_legal``), in a new list, the caller's own.
+
+        Each action is the shared :class:`ListedAction` the state keeps, not a copy:
+        it refuses every change (``dict(action)`` is a copy to change).
+        """
         # ``_legal``, written out: a bench or a bot asks this before every action.
         if type(seat) is int:
             legal = self._legal_by_seat.get(seat)
             if legal is None:
                 legal = self._legal_by_seat[seat] = self._find_legal(seat)
-        else:
-            legal = self._find_legal(seat)
-        copies = list(map(dict.copy, legal))
-        for name in self.list_fields:  # Dodo's plays' cards, copied in C ([*...])
-            for action in copies:
-                if name in action:
-                    action[name] = [*action[name]]
-        return copies
+            return [*legal]
+        return self._find_legal(seat)
 
     def _find_legal(self, seat: int) -> list[Action]:
-        # Made of actions shared by every state (``plays_on``): copied before they leave.
+        # Made of actions shared by every state (``plays_on``), each a ``ListedAction``.
         if self.result is not None or seat != self.turn:
             return []
         # Crazy Eights' ``_turn_actions`` and ``_play_actions``, written out: a bench or a
@@ -499,19 +497,22 @@ class EightsState(GameState):
         seen = self.seen
         choices = self.turn_choices(seat) if seen and self.forced_repeats_only else 1
         # GameState.apply, but for its copy of the action: the family's ``_apply`` never
-        # changes the action it is given, nor keeps it. ``check``'s quick test is written
-        # out: a copy of an action listed for a seat at the table, tested as ``check`` does.
-        # Anything else, or legal actions not yet worked out, goes to ``check``.
+        # changes the action it is given, nor keeps it. ``check``'s quick tests are written
+        # out: one of the very actions listed for a seat at the table (a ``ListedAction``
+        # handed out by ``legal_actions``), found by identity; or a copy of one, tested as
+        # ``check`` does. Anything else, or legal actions not yet worked out, goes to ``check``.
         legal = self._legal_by_seat.get(seat) if type(seat) is int else None
         listed = None
-        if legal and 0 <= seat < self.seats and self.result is None and type(action) is dict:
-            try:  # ``action in legal`` and where, in one pass
-                listed = legal[legal.index(action)]
-            except ValueError:
-                listed = None
+        if legal and 0 <= seat < self.seats and self.result is None:
+            kind = type(action)
+            if kind is ListedAction or kind is dict:
+                try:  # ``action in legal`` and where, in one pass (identity tested first)
+                    listed = legal[legal.index(action)]
+                except ValueError:
+                    listed = None
         if listed is None:
             self.check(seat, action)
-        else:
+        elif listed is not action:  # else the very action listed: nothing more to test
             for key, value in listed.items():
                 given = action[key]  # equal dicts: the same keys
                 # ``_same_listed``, written out: a list (Dodo's cards) of the very items listed.
