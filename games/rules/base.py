@@ -628,6 +628,8 @@ class GameState(ABC):
     """
 
     declared: ClassVar[tuple[Saved[Any], ...]] = ()  # every field, the base's first
+    _per_deal_kept: ClassVar[tuple[tuple[str, Any], ...]] = ()  # see ``reset_per_deal``
+    _per_deal_fresh: ClassVar[tuple[Saved[Any], ...]] = ()
     _declared_here: ClassVar[tuple[Saved[Any], ...]] = ()  # the fields this class declares
     higher_wins: bool  # False where the fewest points win: the ruleset's, unless an option turns it
     is_over: bool  # whether the match has ended: ``result is not None``, kept by the base
@@ -760,7 +762,20 @@ class GameState(ABC):
         self.is_over = self.result is not None
 
     def reset_per_deal(self) -> None:
-        """Every field declared ``per_deal`` back to its default: a new deal begins."""
+        """Every field declared ``per_deal`` back to its default: a new deal begins.
+
+        Each field's ``fresh`` default, as ``reset_per_deal_plainly`` sets them: a
+        default that ``fresh`` hands out as it is (a number, None) is set from
+        ``_per_deal_kept``, made once a class, without a call; the others (lists)
+        by ``fresh``.
+        """
+        for name, default in self._per_deal_kept:
+            setattr(self, name, default)
+        for spec in self._per_deal_fresh:
+            setattr(self, spec.name, spec.fresh(self.seats))
+
+    def reset_per_deal_plainly(self) -> None:
+        """``reset_per_deal``, the plain way: ``fresh`` of every field declared ``per_deal``."""
         for spec in self.declared:
             if spec.per_deal:
                 setattr(self, spec.name, spec.fresh(self.seats))
@@ -935,6 +950,16 @@ def _take_declarations(cls: type) -> None:
         for spec in own:
             fields[spec.name] = spec
     cls.declared = tuple(fields.values())  # type: ignore[attr-defined]
+    # For ``reset_per_deal``: the per-deal fields whose default ``fresh`` hands out as it
+    # is (neither a list nor a dict, and ``Saved.fresh`` itself), and the others.
+    per_deal = [spec for spec in cls.declared if spec.per_deal]  # type: ignore[attr-defined]
+    kept = [
+        spec
+        for spec in per_deal
+        if type(spec).fresh is Saved.fresh and not isinstance(spec.default, list | dict)
+    ]
+    cls._per_deal_kept = tuple((spec.name, spec.default) for spec in kept)  # type: ignore[attr-defined]
+    cls._per_deal_fresh = tuple(spec for spec in per_deal if spec not in kept)  # type: ignore[attr-defined]
 
 
 _take_declarations(GameState)

@@ -62,6 +62,7 @@ from operator import is_
 from typing import Any, ClassVar
 
 from games.rules.base import (
+    FINISHED,
     STANDARD_PACK,
     SUITS,
     Action,
@@ -73,6 +74,7 @@ from games.rules.base import (
     PerSeat,
     Ruleset,
     Saved,
+    _new_object,
     is_card,
     is_seat,
     is_suit,
@@ -262,6 +264,21 @@ def plays_on(top: str, called: str | None) -> PlaysOn:
     return table
 
 
+# What a class of the family must take from ``EightsState`` as it is for ``plain_turns``.
+_PLAIN_TURNS = (
+    "apply",
+    "_apply",
+    "_play",
+    "_draw",
+    "_take_card",
+    "_pass",
+    "_card_effect",
+    "_find_legal",
+    "_turn_actions",
+    "_play_actions",
+    "seats_to_act",
+)
+
 # The family's events that name a seat, and how the simple ones read after it.
 _SEAT_EVENTS = {
     "play": "",
@@ -321,8 +338,27 @@ class EightsState(GameState):
     # The seat that went down to one card without announcing it, until the window closes.
     catchable: Saved[int | None] = Saved(None, when=lambda state: state.last_card, per_deal=True)
 
+    # Whether the class plays Crazy Eights' turns as they are here (``_apply``, ``_play``,
+    # ``_draw``, ``_card_effect``, ``_find_legal``...: see ``__init_subclass__``). Then
+    # ``apply`` dispatches the action itself, a card laid passes the turn on without
+    # ``_card_effect``, and a draw sets the legal actions of the position it leaves
+    # (``_find_legal``'s, known then): the rest of the family goes the plain way.
+    plain_turns: ClassVar[bool] = True
+    # The seats that owe an action now: ``() if result is not None else (turn,)``
+    # (``seats_to_act``), a plain attribute kept current by every change of position
+    # (``start``, ``apply``, ``end``, ``restore``), since a property is a call from C
+    # into Python at every read, and a caller that plays reads it before every action.
+    to_act: tuple[int, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.plain_turns = all(
+            getattr(cls, name) is getattr(EightsState, name) for name in _PLAIN_TURNS
+        )
+
     def __init__(self, ruleset: CrazyEights, seats: int, options: Mapping[str, Any]) -> None:
         super().__init__(ruleset, seats, options)
+        self.to_act = (self.turn,)
         self.hand_size = ruleset.hand_size(seats, options)
         self.target = ruleset.target(seats, options)
         pack = ruleset.pack(seats, options)
@@ -335,7 +371,9 @@ class EightsState(GameState):
     def start(self, chance: Chance) -> list[Event]:
         first, event = self.chance_integer(chance, "first-dealer", self.seats)
         self.dealer = (first - 1) % self.seats  # _deal moves the deal left before dealing
-        return [event, *self._deal(chance)]
+        events = [event, *self._deal(chance)]
+        self.to_act = self.seats_to_act()
+        return events
 
     def _deal(self, chance: Chance) -> list[Event]:
         self.hand_no += 1
@@ -374,9 +412,18 @@ class EightsState(GameState):
 
     # -- the contract --------------------------------------------------------
 
-    @property
-    def to_act(self) -> tuple[int, ...]:
+    def seats_to_act(self) -> tuple[int, ...]:
+        """The seats that owe an action now, worked out: what ``to_act`` keeps."""
         return () if self.result is not None else (self.turn,)
+
+    def restore(self, data: Mapping[str, Any]) -> None:
+        super().restore(data)
+        self.to_act = self.seats_to_act()
+
+    def end(self, reason: str = FINISHED, seat: int | None = None) -> Event:
+        event = super().end(reason, seat)
+        self.to_act = ()
+        return event
 
     @property
     def suit_to_follow(self) -> str:
@@ -524,11 +571,21 @@ class EightsState(GameState):
                     self.check(seat, action)
                     break
         self._legal_by_seat.clear()  # the position changes: its legal actions go
-        events = self._apply(seat, action, chance)
+        if self.plain_turns:  # ``_apply``, written out
+            kind = action["type"]
+            if kind == "play":
+                events = self._play(seat, action["card"], action.get("suit"), chance)
+            elif kind == "draw":
+                events = self._draw(seat, chance)
+            else:
+                events = self._pass(seat, chance)
+        else:
+            events = self._apply(seat, action, chance)
         if seen and (choices != 1 or (self.forced_repeats_only and self.is_call(action))):
             seen.clear()
         if self.blocks and not self.stock and self.result is None:
             events.extend(self._round_in_circles(chance))
+        self.to_act = () if self.result is not None else (self.turn,)  # ``seats_to_act``
         return events
 
     def turn_choices(self, seat: int) -> int:
@@ -634,9 +691,16 @@ class EightsState(GameState):
             public["announce"] = True
         self.drawn = None
         self.passes = 0
-        events = [new_event(public, {})]
+        event = _new_object(Event)  # ``new_event(public, {})``, written out
+        fields = event.__dict__
+        fields["public"] = public
+        fields["private"] = {}
+        fields["chance"] = None
+        events = [event]
         if not hand:
             events += self._hand_over(seat, chance)
+        elif self.plain_turns:  # Crazy Eights' ``_card_effect``, written out
+            self.turn = (seat + self.direction) % self.seats
         else:
             events += self._card_effect(seat, card, chance)
         return events
@@ -694,15 +758,31 @@ class EightsState(GameState):
         if stock:  # ``_take_card``, written out: nearly every draw of Crazy Eights
             card = stock.pop()
             self.hands[seat].append(card)
-            events = [new_event({"type": "draw", "seat": seat}, {seat: {"card": card}})]
+            event = _new_object(Event)  # ``new_event``, written out
+            fields = event.__dict__
+            fields["public"] = {"type": "draw", "seat": seat}
+            fields["private"] = {seat: {"card": card}}
+            fields["chance"] = None
+            events = [event]
         else:
             card, events = self._take_card(seat, chance)
         # ``plays``, looked up: the card's plays on the top card and the suit called.
         plays = _PLAYS_ON.get((self.pile[-1], self.called_suit))
         if plays is None:
             plays = plays_on(self.pile[-1], self.called_suit)
-        if plays[card]:
+        drawn = plays[card]
+        if drawn:
             self.drawn = card
+        if self.plain_turns:
+            # The seat still to act, its legal actions known (``_find_legal``): the card's
+            # plays, or, since nothing else in its hand played (it drew), a draw or a pass.
+            self._legal_by_seat[seat] = (
+                list(drawn)
+                if drawn
+                else [DRAW_ACTION]
+                if self.stock or len(self.pile) > 1
+                else [PASS_ACTION]
+            )
         return events
 
     def _take_chain(self, seat: int, chance: Chance) -> list[Event]:

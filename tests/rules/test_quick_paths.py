@@ -384,3 +384,73 @@ def test_listed_is_one_object_for_each_distinct_action() -> None:
     assert listed({"cards": ["9C"], "type": "play"}) is not listed(
         {"type": "play", "cards": ["9C"]}
     )
+
+
+def test_only_crazy_eights_itself_plays_its_turns_the_quick_way() -> None:
+    from games.rules.crazy_8 import Crazy8State, Crazy8v2State
+    from games.rules.dodo import Dodo1State
+
+    assert EightsState.plain_turns
+    for cls in (Crazy8State, Crazy8v2State, DodoState, Dodo1State):
+        assert not cls.plain_turns, cls
+
+    class Changed(EightsState):
+        def _card_effect(self, seat: int, card: str, chance: Any) -> list[Event]:
+            return super()._card_effect(seat, card, chance)
+
+    assert not Changed.plain_turns
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_crazy_eights_quick_turns_are_its_plain_turns(seats: int) -> None:
+    # ``apply`` dispatching itself, a card's effect written out and the legal actions a
+    # draw sets, against the same match played with ``plain_turns`` off.
+    for number in range(4):
+        quick_chance = SeededChance(bytes([number, seats, 9]) * 16)
+        plain_chance = SeededChance(bytes([number, seats, 9]) * 16)
+        quick, _ = CrazyEights().new_game(seats, {}, quick_chance)
+        plain, _ = CrazyEights().new_game(seats, {}, plain_chance)
+        plain.plain_turns = False  # type: ignore[misc]
+        policy = random.Random(number)
+        while not quick.is_over:
+            seat = quick.to_act[0]
+            legal = quick.legal_actions(seat)
+            assert legal == plain.legal_actions(seat)
+            action = policy.choice(legal)
+            drew = action["type"] == "draw"
+            events = quick.apply(seat, action, quick_chance)
+            assert events == plain.apply(seat, action, plain_chance)
+            assert quick.to_json() == plain.to_json()
+            if drew and not quick.is_over:
+                kept = quick._legal_by_seat[seat]
+                quick._legal_by_seat.clear()
+                assert kept == quick._find_legal(seat) == EightsState._turn_actions(quick, seat)
+        assert plain.is_over
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"), [("crazy-eights", 4), ("crazy-8", 2), ("dodo", 4), ("dodo", 8)]
+)
+def test_to_act_is_kept_as_the_seats_that_owe_an_action(game: str, seats: int) -> None:
+    for number, state in enumerate(seeded_positions(game, seats, 3)):
+        assert state.to_act == state.seats_to_act()
+        loaded = state.ruleset.load(json.loads(json.dumps(state.to_json())))
+        assert loaded.to_act == state.to_act
+        if number % 97 == 5:
+            loaded.forfeit(state.to_act[0], "timeout")
+            assert loaded.to_act == () == loaded.seats_to_act()
+            loaded.restore(state.to_json())
+            assert loaded.to_act == state.to_act
+
+
+@pytest.mark.parametrize(("game", "seats"), [("crazy-eights", 4), ("crazy-8", 2), ("dodo", 4)])
+def test_a_deal_resets_its_fields_as_the_plain_way_does(game: str, seats: int) -> None:
+    for state in seeded_positions(game, seats, 1):
+        quick = state.ruleset.load(state.to_json())
+        plain = state.ruleset.load(state.to_json())
+        quick.reset_per_deal()
+        plain.reset_per_deal_plainly()
+        assert vars(quick) == vars(plain)
+        for spec in state.declared:
+            if spec.per_deal and isinstance(spec.default, list):
+                assert getattr(quick, spec.name) is not spec.default
