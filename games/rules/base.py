@@ -130,6 +130,28 @@ def listed(action: Mapping[str, Any]) -> ListedAction:
     return made
 
 
+_ANNOUNCING: dict[int, tuple[Action, ListedAction]] = {}
+_SEAT_CALLS: dict[tuple[str, int], ListedAction] = {}
+
+
+def announcing(action: Action) -> ListedAction:
+    """``listed({**action, "announce": True})``: a listed play, listed again announcing
+    the last card; looked up by the play (a listed action, kept for ever) once it is made.
+    """
+    made = _ANNOUNCING.get(id(action))
+    if made is None or made[0] is not action:  # the entry keeps the play: its id stays its own
+        made = _ANNOUNCING[id(action)] = (action, listed({**action, "announce": True}))
+    return made[1]
+
+
+def seat_call(kind: str, seat: int) -> ListedAction:
+    """``listed({"type": kind, "seat": seat})`` (a catch, a swap), looked up once made."""
+    made = _SEAT_CALLS.get((kind, seat))
+    if made is None:
+        made = _SEAT_CALLS[kind, seat] = listed({"type": kind, "seat": seat})
+    return made
+
+
 # Cards of the standard pack: rank then suit.
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"

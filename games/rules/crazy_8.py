@@ -74,8 +74,10 @@ from games.rules.base import (
     InvalidOptions,
     Option,
     Saved,
+    announcing,
     is_suit,
     listed,
+    seat_call,
 )
 from games.rules.chance import Chance
 from games.rules.crazy_eights import (
@@ -179,7 +181,7 @@ class Crazy8State(EightsState):
         # last_card: the catch, a call out of turn that any other seat may make.
         catch: list[Action] = []
         if self.catchable is not None and seat != self.catchable:
-            catch = [listed({"type": "catch", "seat": self.catchable})]
+            catch = [seat_call("catch", self.catchable)]
         elif self.catchable is not None and self.catch_until_next_play:
             catch = [LAST_CARD_ACTION]  # the forgotten announcement, made late
         if seat != self.turn:
@@ -191,9 +193,7 @@ class Crazy8State(EightsState):
                 variant
                 for action in actions
                 for variant in (
-                    (action, listed({**action, "announce": True}))
-                    if action["type"] == "play"
-                    else (action,)
+                    (action, announcing(action)) if action["type"] == "play" else (action,)
                 )
             ]
         return actions + catch

@@ -84,10 +84,12 @@ from games.rules.base import (
     ListedCards,
     Option,
     Saved,
+    announcing,
     is_cards,
     is_seat,
     listed,
     new_event,
+    seat_call,
 )
 from games.rules.chance import Chance
 from games.rules.crazy_eights import (
@@ -322,9 +324,7 @@ class DodoState(EightsState):
         if self.catchable is None:  # no call out of turn: the usual case
             return self._turn_actions(seat) if seat == self.turn else []
         calls: list[Action] = (
-            [LAST_CARD_ACTION]
-            if seat == self.catchable
-            else [listed({"type": "catch", "seat": self.catchable})]
+            [LAST_CARD_ACTION] if seat == self.catchable else [seat_call("catch", self.catchable)]
         )
         if seat != self.turn:
             return calls
@@ -332,11 +332,7 @@ class DodoState(EightsState):
 
     def _turn_actions(self, seat: int) -> list[Action]:
         if self.swaps:
-            return [
-                listed({"type": "swap", "seat": other})
-                for other in range(self.seats)
-                if other != seat
-            ]
+            return [seat_call("swap", other) for other in range(self.seats) if other != seat]
         plays, most = self._hand_plays(seat)
         leaves_one = len(self.hands[seat]) - 1  # the cards a play that leaves one lays
         # Whether any play leaves one card, asked in C (``map``) before any step in Python.
@@ -346,9 +342,7 @@ class DodoState(EightsState):
                 for play in plays
                 for each in (
                     # Listed again, announcing the last card.
-                    (play, listed({**play, "announce": True}))
-                    if len(play["cards"]) == leaves_one
-                    else (play,)
+                    (play, announcing(play)) if len(play["cards"]) == leaves_one else (play,)
                 )
             ]
         if self.chain:
@@ -773,12 +767,23 @@ def grouped_plays(
             twos, fours = fours, twos
         for two, four in product(dict.fromkeys(twos), dict.fromkeys(fours)):
             plays.extend(
-                listed({"type": "play", "cards": [first, last]})
+                _pair_play(first, last)
                 for first, last in ((two, four), (four, two))
                 if alone[first]
             )
         most = max(most, 2)
     return plays, most
+
+
+_PAIR_PLAYS: dict[tuple[str, str], Action] = {}
+
+
+def _pair_play(first: str, last: str) -> Action:
+    """``listed({"type": "play", "cards": [first, last]})``, a two and a four: looked up once made."""
+    play = _PAIR_PLAYS.get((first, last))
+    if play is None:
+        play = _PAIR_PLAYS[first, last] = listed({"type": "play", "cards": [first, last]})
+    return play
 
 
 class PlaysAlone(dict[str, tuple[Action, ...]]):

@@ -454,3 +454,17 @@ def test_a_deal_resets_its_fields_as_the_plain_way_does(game: str, seats: int) -
         for spec in state.declared:
             if spec.per_deal and isinstance(spec.default, list):
                 assert getattr(quick, spec.name) is not spec.default
+
+
+def test_announcements_calls_and_pairs_are_the_listed_actions_looked_up() -> None:
+    from games.rules.base import announcing, seat_call
+    from games.rules.dodo import _pair_play
+
+    play = listed({"type": "play", "cards": ["9C"]})
+    assert announcing(play) is announcing(play)
+    assert announcing(play) is listed({**play, "announce": True})
+    assert json.dumps(announcing(play)) == '{"type": "play", "cards": ["9C"], "announce": true}'
+    for kind in ("catch", "swap"):
+        for seat in range(8):
+            assert seat_call(kind, seat) is listed({"type": kind, "seat": seat})
+    assert _pair_play("2C", "4D") is listed({"type": "play", "cards": ["2C", "4D"]})
