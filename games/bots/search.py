@@ -259,8 +259,8 @@ def playout(
     played = 1
     while played <= depth and state.result is None and state.hand_no == deal:
         seat = state.turn
-        # The state's own list of the legal actions (``legal_actions`` hands out copies of
-        # it): only read here, and ``apply`` takes its own copy of the action it is given.
+        # The state's own list of the legal actions (``legal_actions`` hands out a new list
+        # of the same shared actions): only read here, never changed.
         legal = state._legal(seat)
         if len(legal) == 1:  # forced: no table to build
             state.apply(seat, legal[0], chance)

@@ -14,7 +14,10 @@ The contract, in the players' terms:
   those never carry a deadline.
 * ``state.legal_actions(seat)`` is the complete, finite list of what that seat
   may do now, each a small JSON-able dict. Posting one back unchanged is a
-  legal move; anything else raises :class:`IllegalAction` with a reason.
+  legal move; anything else raises :class:`IllegalAction` with a reason. The
+  list is the caller's own; the actions in it are not to be changed (the Crazy
+  Eights family hands out its shared :class:`ListedAction` objects, which refuse
+  every change): ``dict(action)`` is a copy to change.
 * ``state.apply(seat, action, chance)`` changes the state in place and returns
   the :class:`Event` list it caused. Chance is injected; the state numbers its
   chance events so that a replay asks the same questions in the same order.
@@ -55,6 +58,99 @@ from games.rules.words import Names, Refusal, quote, seat_name
 
 Action = dict[str, Any]
 T = TypeVar("T")
+
+
+def _refuse_change(self: Any, *args: Any, **kwargs: Any) -> Any:
+    raise TypeError(
+        f"a listed action is shared and cannot be changed: change a copy ({type(self).__name__})"
+    )
+
+
+class ListedAction(dict[str, Any]):
+    """A legal action as a state lists it: shared, and never changed.
+
+    The Crazy Eights family makes each distinct action once (for each card, each
+    situation...) and every state, every match, lists that same object, so that
+    ``legal_actions`` hands them out without copying and ``apply`` knows one of
+    them by identity. Every change is refused (``TypeError``); ``dict(action)``
+    is a plain dict to change. It is a dict to everything that reads it: ``==``,
+    ``json.dumps`` (the C encoder takes a dict subclass, and writes the same bytes),
+    ``{**action}``, ``action | {...}`` and ``action.copy()`` (plain dicts).
+    """
+
+    __slots__ = ()
+
+    __setitem__ = __delitem__ = _refuse_change
+    update = pop = popitem = clear = setdefault = __ior__ = _refuse_change
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickling and copy.copy rebuild it whole (the default would set item by item).
+        return (type(self), (dict(self),))
+
+
+class ListedCards(list[str]):
+    """The list of cards of a listed action (Dodo's plays): shared, and never changed.
+
+    ``list(cards)`` is a plain list to change; ``==`` and ``json.dumps`` read it as a list.
+    """
+
+    __slots__ = ()
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse_change
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse_change
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (list(self),))
+
+
+_LISTED: dict[tuple[Any, ...], ListedAction] = {}
+
+
+def listed(action: Mapping[str, Any]) -> ListedAction:
+    """The one shared :class:`ListedAction` for ``action`` (its keys in its order), made once.
+
+    A list in it (Dodo's cards) becomes a :class:`ListedCards`. Values are told
+    apart by type as JSON tells them (``1`` and ``true`` are two actions).
+
+    >>> listed({"type": "catch", "seat": 1}) is listed({"type": "catch", "seat": 1})
+    True
+    """
+    key = tuple(
+        (name, type(value), tuple(value) if isinstance(value, list) else value)
+        for name, value in action.items()
+    )
+    made = _LISTED.get(key)
+    if made is None:
+        made = _LISTED[key] = ListedAction(
+            {
+                name: ListedCards(value) if isinstance(value, list) else value
+                for name, value in action.items()
+            }
+        )
+    return made
+
+
+_ANNOUNCING: dict[int, tuple[Action, ListedAction]] = {}
+_SEAT_CALLS: dict[tuple[str, int], ListedAction] = {}
+
+
+def announcing(action: Action) -> ListedAction:
+    """``listed({**action, "announce": True})``: a listed play, listed again announcing
+    the last card; looked up by the play (a listed action, kept for ever) once it is made.
+    """
+    made = _ANNOUNCING.get(id(action))
+    if made is None or made[0] is not action:  # the entry keeps the play: its id stays its own
+        made = _ANNOUNCING[id(action)] = (action, listed({**action, "announce": True}))
+    return made[1]
+
+
+def seat_call(kind: str, seat: int) -> ListedAction:
+    """``listed({"type": kind, "seat": seat})`` (a catch, a swap), looked up once made."""
+    made = _SEAT_CALLS.get((kind, seat))
+    if made is None:
+        made = _SEAT_CALLS[kind, seat] = listed({"type": kind, "seat": seat})
+    return made
+
 
 # Cards of the standard pack: rank then suit.
 RANKS = "A23456789TJQK"
@@ -206,7 +302,7 @@ def is_card(value: Any, seats: int) -> bool:
 def is_cards(value: Any, seats: int) -> bool:
     """A non-empty list of card tokens, no longer than two packs."""
     return (
-        type(value) is list
+        (type(value) is list or type(value) is ListedCards)  # a listed play's cards
         and 0 < len(value) <= 2 * len(STANDARD_PACK)
         and all(is_card(card, seats) for card in value)
     )
@@ -554,6 +650,8 @@ class GameState(ABC):
     """
 
     declared: ClassVar[tuple[Saved[Any], ...]] = ()  # every field, the base's first
+    _per_deal_kept: ClassVar[tuple[tuple[str, Any], ...]] = ()  # see ``reset_per_deal``
+    _per_deal_fresh: ClassVar[tuple[Saved[Any], ...]] = ()
     _declared_here: ClassVar[tuple[Saved[Any], ...]] = ()  # the fields this class declares
     higher_wins: bool  # False where the fewest points win: the ruleset's, unless an option turns it
     is_over: bool  # whether the match has ended: ``result is not None``, kept by the base
@@ -613,8 +711,8 @@ class GameState(ABC):
     def _find_legal(self, seat: int) -> list[Action]:
         """``seat``'s legal actions worked out afresh, for ``_legal`` to keep.
 
-        ``legal_actions`` itself, unless a game's ``legal_actions`` hands out
-        copies of ``_legal`` (the Crazy Eights family): that game overrides this.
+        ``legal_actions`` itself, unless a game's ``legal_actions`` hands out the
+        actions ``_legal`` keeps (the Crazy Eights family): that game overrides this.
         """
         return self.legal_actions(seat)
 
@@ -686,7 +784,20 @@ class GameState(ABC):
         self.is_over = self.result is not None
 
     def reset_per_deal(self) -> None:
-        """Every field declared ``per_deal`` back to its default: a new deal begins."""
+        """Every field declared ``per_deal`` back to its default: a new deal begins.
+
+        Each field's ``fresh`` default, as ``reset_per_deal_plainly`` sets them: a
+        default that ``fresh`` hands out as it is (a number, None) is set from
+        ``_per_deal_kept``, made once a class, without a call; the others (lists)
+        by ``fresh``.
+        """
+        for name, default in self._per_deal_kept:
+            setattr(self, name, default)
+        for spec in self._per_deal_fresh:
+            setattr(self, spec.name, spec.fresh(self.seats))
+
+    def reset_per_deal_plainly(self) -> None:
+        """``reset_per_deal``, the plain way: ``fresh`` of every field declared ``per_deal``."""
         for spec in self.declared:
             if spec.per_deal:
                 setattr(self, spec.name, spec.fresh(self.seats))
@@ -763,7 +874,7 @@ class GameState(ABC):
         """Raise unless ``action`` is, exactly, one of ``seat``'s legal actions now."""
         # Every legal action comes this way, so it is tested first in as few steps as may
         # be: a seat at the table, and a dict equal (==) to one listed that holds, key by
-        # key, the very values listed (a copy ``legal_actions`` handed out does), or
+        # key, the very values listed (the listed action itself, or a copy of it, does), or
         # values of the same JSON types (``_same_listed``). A listed action holds no
         # float, so a value that is the very one listed is the same JSON. Whatever that
         # does not pass goes the whole way below, which may still accept it.
@@ -771,7 +882,7 @@ class GameState(ABC):
             legal = self._legal_by_seat.get(seat)
             if legal is None:
                 legal = self._legal(seat)
-            if legal and type(action) is dict:
+            if legal and (type(action) is dict or type(action) is ListedAction):
                 try:
                     listed = legal[legal.index(action)]
                 except ValueError:
@@ -861,6 +972,16 @@ def _take_declarations(cls: type) -> None:
         for spec in own:
             fields[spec.name] = spec
     cls.declared = tuple(fields.values())  # type: ignore[attr-defined]
+    # For ``reset_per_deal``: the per-deal fields whose default ``fresh`` hands out as it
+    # is (neither a list nor a dict, and ``Saved.fresh`` itself), and the others.
+    per_deal = [spec for spec in cls.declared if spec.per_deal]  # type: ignore[attr-defined]
+    kept = [
+        spec
+        for spec in per_deal
+        if type(spec).fresh is Saved.fresh and not isinstance(spec.default, list | dict)
+    ]
+    cls._per_deal_kept = tuple((spec.name, spec.default) for spec in kept)  # type: ignore[attr-defined]
+    cls._per_deal_fresh = tuple(spec for spec in per_deal if spec not in kept)  # type: ignore[attr-defined]
 
 
 _take_declarations(GameState)
@@ -883,6 +1004,7 @@ def ordinal(place: Any) -> str:
 
 
 _SCALARS = (str, int, bool, float, type(None))
+_JSON_KINDS: dict[type, type] = {ListedAction: dict, ListedCards: list}
 
 
 def same_json(a: Any, b: Any) -> bool:
@@ -892,8 +1014,11 @@ def same_json(a: Any, b: Any) -> bool:
     (True, False)
     """
     kind = type(a)
-    if kind is not type(b):
-        return False
+    if kind is not type(b) or kind in _JSON_KINDS:
+        # A listed action, or its cards, is the JSON of the dict or list it subclasses.
+        kind = _JSON_KINDS.get(kind, kind)
+        if kind is not _JSON_KINDS.get(type(b), type(b)):
+            return False
     if kind in _SCALARS:
         return bool(a == b)
     pairs: Iterable[tuple[Any, Any]]
@@ -920,8 +1045,8 @@ def same_json(a: Any, b: Any) -> bool:
 def _same_values(action: Action, listed: Action) -> bool:
     """``same_json(action, listed)`` for a dict equal (``==``) to a listed action.
 
-    Quick where ``action`` holds, key by key, the very values listed (a copy
-    ``legal_actions`` handed out does).
+    Quick where ``action`` holds, key by key, the very values listed (the listed
+    action itself, or a copy of it, does).
     """
     for key, value in listed.items():
         given = action[key]  # equal dicts: the same keys
@@ -933,7 +1058,7 @@ def _same_values(action: Action, listed: Action) -> bool:
 def _same_listed(given: Any, listed: Any) -> bool:
     """``same_json(given, listed)`` for a value of a listed action, ``given == listed``.
 
-    Quick for a list of the very objects listed (the cards of a copy).
+    Quick for a list of the very objects listed (the cards of a copy of a listed action).
     """
     if type(given) is list and all(map(is_, given, listed)):
         return True

@@ -74,7 +74,10 @@ from games.rules.base import (
     InvalidOptions,
     Option,
     Saved,
+    announcing,
     is_suit,
+    listed,
+    seat_call,
 )
 from games.rules.chance import Chance
 from games.rules.crazy_eights import (
@@ -83,8 +86,11 @@ from games.rules.crazy_eights import (
     CARD,
     CATCH,
     DRAW,
+    DRAW_ACTION,
     EIGHT,
+    LAST_CARD_ACTION,
     PASS,
+    PASS_ACTION,
     CrazyEights,
     EightsState,
 )
@@ -175,9 +181,9 @@ class Crazy8State(EightsState):
         # last_card: the catch, a call out of turn that any other seat may make.
         catch: list[Action] = []
         if self.catchable is not None and seat != self.catchable:
-            catch = [{"type": "catch", "seat": self.catchable}]
+            catch = [seat_call("catch", self.catchable)]
         elif self.catchable is not None and self.catch_until_next_play:
-            catch = [{"type": "last_card"}]  # the forgotten announcement, made late
+            catch = [LAST_CARD_ACTION]  # the forgotten announcement, made late
         if seat != self.turn:
             return catch
         actions = self._turn_actions(seat)
@@ -187,26 +193,24 @@ class Crazy8State(EightsState):
                 variant
                 for action in actions
                 for variant in (
-                    (action, {**action, "announce": True})
-                    if action["type"] == "play"
-                    else (action,)
+                    (action, announcing(action)) if action["type"] == "play" else (action,)
                 )
             ]
         return actions + catch
 
     def _turn_actions(self, seat: int) -> list[Action]:
         if self.naming:
-            return [{"type": "name", "suit": s} for s in SUITS]
+            return [listed({"type": "name", "suit": s}) for s in SUITS]
         if self.chain:
             # twos_stack: answer with a two (it always matches a two), or take the lot.
             twos = sorted({card for card in self.hands[seat] if card[0] == "2"})
-            return [*({"type": "play", "card": card} for card in twos), {"type": "draw"}]
+            return [*(listed({"type": "play", "card": card}) for card in twos), DRAW_ACTION]
         if self.voluntary_draw and self.drawn is None:
             # Draw instead of playing, as long as the draw rule allows another card.
             actions = self._play_actions(self.hands[seat])
             if self.can_draw() and self.draws_left():
-                actions.append({"type": "draw"})
-            return actions or [{"type": "pass"}]
+                actions.append(DRAW_ACTION)
+            return actions or [PASS_ACTION]
         return super()._turn_actions(seat)
 
     def draws_left(self) -> bool:

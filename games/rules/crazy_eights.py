@@ -62,6 +62,7 @@ from operator import is_
 from typing import Any, ClassVar
 
 from games.rules.base import (
+    FINISHED,
     STANDARD_PACK,
     SUITS,
     Action,
@@ -69,13 +70,16 @@ from games.rules.base import (
     Event,
     Field,
     GameState,
+    ListedAction,
     PerSeat,
     Ruleset,
     Saved,
+    _new_object,
     is_card,
     is_seat,
     is_suit,
     is_true,
+    listed,
     new_event,
     same_json,
 )
@@ -203,11 +207,12 @@ def _cards_json(cards: list[str]) -> str:
     return '["' + '","'.join(cards) + '"]' if cards else "[]"
 
 
-# The actions a state lists, each made once and shared: the legal actions a state
-# keeps are never changed (``legal_actions`` hands out copies), so listing them
-# allocates no action.
-DRAW_ACTION: Action = {"type": "draw"}
-PASS_ACTION: Action = {"type": "pass"}
+# The actions a state lists, each made once and shared by every state and match: each
+# is a ``ListedAction``, which refuses every change, so listing them allocates no action
+# and ``legal_actions`` hands them out as they are.
+DRAW_ACTION: Action = listed({"type": "draw"})
+PASS_ACTION: Action = listed({"type": "pass"})
+LAST_CARD_ACTION: Action = listed({"type": "last_card"})  # a late announcement (Crazy 8, Dodo)
 
 
 class _CardPlays(dict[str, tuple[Action, ...]]):
@@ -215,9 +220,9 @@ class _CardPlays(dict[str, tuple[Action, ...]]):
 
     def __missing__(self, card: str) -> tuple[Action, ...]:
         if card[0] == EIGHT:
-            plays = tuple({"type": "play", "card": card, "suit": suit} for suit in SUITS)
+            plays = tuple(listed({"type": "play", "card": card, "suit": suit}) for suit in SUITS)
         else:
-            plays = ({"type": "play", "card": card},)
+            plays = (listed({"type": "play", "card": card}),)
         self[card] = plays
         return plays
 
@@ -259,6 +264,21 @@ def plays_on(top: str, called: str | None) -> PlaysOn:
     return table
 
 
+# What a class of the family must take from ``EightsState`` as it is for ``plain_turns``.
+_PLAIN_TURNS = (
+    "apply",
+    "_apply",
+    "_play",
+    "_draw",
+    "_take_card",
+    "_pass",
+    "_card_effect",
+    "_find_legal",
+    "_turn_actions",
+    "_play_actions",
+    "seats_to_act",
+)
+
 # The family's events that name a seat, and how the simple ones read after it.
 _SEAT_EVENTS = {
     "play": "",
@@ -291,9 +311,6 @@ class EightsState(GameState):
     # digest lists them (a saved digest must not change): see ``position``.
     position_fields: ClassVar[tuple[str, ...]] = ("turn", "called_suit", "drawn", "passes")
     bury_starter = True  # a turned eight goes under the stock
-    # The fields of an action that hold a list (Dodo's cards), copied with it for the
-    # caller of ``legal_actions``; every other field is a card, a suit, a seat or true.
-    list_fields: ClassVar[tuple[str, ...]] = ()
     has_chain = (
         False  # whether cards may be owed to a chain (Crazy 8's twos, Dodo's twos and fours)
     )
@@ -321,8 +338,27 @@ class EightsState(GameState):
     # The seat that went down to one card without announcing it, until the window closes.
     catchable: Saved[int | None] = Saved(None, when=lambda state: state.last_card, per_deal=True)
 
+    # Whether the class plays Crazy Eights' turns as they are here (``_apply``, ``_play``,
+    # ``_draw``, ``_card_effect``, ``_find_legal``...: see ``__init_subclass__``). Then
+    # ``apply`` dispatches the action itself, a card laid passes the turn on without
+    # ``_card_effect``, and a draw sets the legal actions of the position it leaves
+    # (``_find_legal``'s, known then): the rest of the family goes the plain way.
+    plain_turns: ClassVar[bool] = True
+    # The seats that owe an action now: ``() if result is not None else (turn,)``
+    # (``seats_to_act``), a plain attribute kept current by every change of position
+    # (``start``, ``apply``, ``end``, ``restore``), since a property is a call from C
+    # into Python at every read, and a caller that plays reads it before every action.
+    to_act: tuple[int, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.plain_turns = all(
+            getattr(cls, name) is getattr(EightsState, name) for name in _PLAIN_TURNS
+        )
+
     def __init__(self, ruleset: CrazyEights, seats: int, options: Mapping[str, Any]) -> None:
         super().__init__(ruleset, seats, options)
+        self.to_act = (self.turn,)
         self.hand_size = ruleset.hand_size(seats, options)
         self.target = ruleset.target(seats, options)
         pack = ruleset.pack(seats, options)
@@ -335,7 +371,9 @@ class EightsState(GameState):
     def start(self, chance: Chance) -> list[Event]:
         first, event = self.chance_integer(chance, "first-dealer", self.seats)
         self.dealer = (first - 1) % self.seats  # _deal moves the deal left before dealing
-        return [event, *self._deal(chance)]
+        events = [event, *self._deal(chance)]
+        self.to_act = self.seats_to_act()
+        return events
 
     def _deal(self, chance: Chance) -> list[Event]:
         self.hand_no += 1
@@ -374,9 +412,18 @@ class EightsState(GameState):
 
     # -- the contract --------------------------------------------------------
 
-    @property
-    def to_act(self) -> tuple[int, ...]:
+    def seats_to_act(self) -> tuple[int, ...]:
+        """The seats that owe an action now, worked out: what ``to_act`` keeps."""
         return () if self.result is not None else (self.turn,)
+
+    def restore(self, data: Mapping[str, Any]) -> None:
+        super().restore(data)
+        self.to_act = self.seats_to_act()
+
+    def end(self, reason: str = FINISHED, seat: int | None = None) -> Event:
+        event = super().end(reason, seat)
+        self.to_act = ()
+        return event
 
     @property
     def suit_to_follow(self) -> str:
@@ -408,23 +455,21 @@ class EightsState(GameState):
         )
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """Copies of the position's legal actions (``_legal``): the caller's own, to change."""
+        """The position's legal actions (``_legal``), in a new list, the caller's own.
+
+        Each action is the shared :class:`ListedAction` the state keeps, not a copy:
+        it refuses every change (``dict(action)`` is a copy to change).
+        """
         # ``_legal``, written out: a bench or a bot asks this before every action.
         if type(seat) is int:
             legal = self._legal_by_seat.get(seat)
             if legal is None:
                 legal = self._legal_by_seat[seat] = self._find_legal(seat)
-        else:
-            legal = self._find_legal(seat)
-        copies = list(map(dict.copy, legal))
-        for name in self.list_fields:  # Dodo's plays' cards, copied in C ([*...])
-            for action in copies:
-                if name in action:
-                    action[name] = [*action[name]]
-        return copies
+            return [*legal]
+        return self._find_legal(seat)
 
     def _find_legal(self, seat: int) -> list[Action]:
-        # Made of actions shared by every state (``plays_on``): copied before they leave.
+        # Made of actions shared by every state (``plays_on``), each a ``ListedAction``.
         if self.result is not None or seat != self.turn:
             return []
         # Crazy Eights' ``_turn_actions`` and ``_play_actions``, written out: a bench or a
@@ -499,19 +544,22 @@ class EightsState(GameState):
         seen = self.seen
         choices = self.turn_choices(seat) if seen and self.forced_repeats_only else 1
         # GameState.apply, but for its copy of the action: the family's ``_apply`` never
-        # changes the action it is given, nor keeps it. ``check``'s quick test is written
-        # out: a copy of an action listed for a seat at the table, tested as ``check`` does.
-        # Anything else, or legal actions not yet worked out, goes to ``check``.
+        # changes the action it is given, nor keeps it. ``check``'s quick tests are written
+        # out: one of the very actions listed for a seat at the table (a ``ListedAction``
+        # handed out by ``legal_actions``), found by identity; or a copy of one, tested as
+        # ``check`` does. Anything else, or legal actions not yet worked out, goes to ``check``.
         legal = self._legal_by_seat.get(seat) if type(seat) is int else None
         listed = None
-        if legal and 0 <= seat < self.seats and self.result is None and type(action) is dict:
-            try:  # ``action in legal`` and where, in one pass
-                listed = legal[legal.index(action)]
-            except ValueError:
-                listed = None
+        if legal and 0 <= seat < self.seats and self.result is None:
+            kind = type(action)
+            if kind is ListedAction or kind is dict:
+                try:  # ``action in legal`` and where, in one pass (identity tested first)
+                    listed = legal[legal.index(action)]
+                except ValueError:
+                    listed = None
         if listed is None:
             self.check(seat, action)
-        else:
+        elif listed is not action:  # else the very action listed: nothing more to test
             for key, value in listed.items():
                 given = action[key]  # equal dicts: the same keys
                 # ``_same_listed``, written out: a list (Dodo's cards) of the very items listed.
@@ -523,11 +571,21 @@ class EightsState(GameState):
                     self.check(seat, action)
                     break
         self._legal_by_seat.clear()  # the position changes: its legal actions go
-        events = self._apply(seat, action, chance)
+        if self.plain_turns:  # ``_apply``, written out
+            kind = action["type"]
+            if kind == "play":
+                events = self._play(seat, action["card"], action.get("suit"), chance)
+            elif kind == "draw":
+                events = self._draw(seat, chance)
+            else:
+                events = self._pass(seat, chance)
+        else:
+            events = self._apply(seat, action, chance)
         if seen and (choices != 1 or (self.forced_repeats_only and self.is_call(action))):
             seen.clear()
         if self.blocks and not self.stock and self.result is None:
             events.extend(self._round_in_circles(chance))
+        self.to_act = () if self.result is not None else (self.turn,)  # ``seats_to_act``
         return events
 
     def turn_choices(self, seat: int) -> int:
@@ -633,9 +691,16 @@ class EightsState(GameState):
             public["announce"] = True
         self.drawn = None
         self.passes = 0
-        events = [new_event(public, {})]
+        event = _new_object(Event)  # ``new_event(public, {})``, written out
+        fields = event.__dict__
+        fields["public"] = public
+        fields["private"] = {}
+        fields["chance"] = None
+        events = [event]
         if not hand:
             events += self._hand_over(seat, chance)
+        elif self.plain_turns:  # Crazy Eights' ``_card_effect``, written out
+            self.turn = (seat + self.direction) % self.seats
         else:
             events += self._card_effect(seat, card, chance)
         return events
@@ -693,15 +758,31 @@ class EightsState(GameState):
         if stock:  # ``_take_card``, written out: nearly every draw of Crazy Eights
             card = stock.pop()
             self.hands[seat].append(card)
-            events = [new_event({"type": "draw", "seat": seat}, {seat: {"card": card}})]
+            event = _new_object(Event)  # ``new_event``, written out
+            fields = event.__dict__
+            fields["public"] = {"type": "draw", "seat": seat}
+            fields["private"] = {seat: {"card": card}}
+            fields["chance"] = None
+            events = [event]
         else:
             card, events = self._take_card(seat, chance)
         # ``plays``, looked up: the card's plays on the top card and the suit called.
         plays = _PLAYS_ON.get((self.pile[-1], self.called_suit))
         if plays is None:
             plays = plays_on(self.pile[-1], self.called_suit)
-        if plays[card]:
+        drawn = plays[card]
+        if drawn:
             self.drawn = card
+        if self.plain_turns:
+            # The seat still to act, its legal actions known (``_find_legal``): the card's
+            # plays, or, since nothing else in its hand played (it drew), a draw or a pass.
+            self._legal_by_seat[seat] = (
+                list(drawn)
+                if drawn
+                else [DRAW_ACTION]
+                if self.stock or len(self.pile) > 1
+                else [PASS_ACTION]
+            )
         return events
 
     def _take_chain(self, seat: int, chance: Chance) -> list[Event]:

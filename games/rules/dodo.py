@@ -80,11 +80,16 @@ from games.rules.base import (
     ActionForm,
     Event,
     Field,
+    ListedAction,
+    ListedCards,
     Option,
     Saved,
+    announcing,
     is_cards,
     is_seat,
+    listed,
     new_event,
+    seat_call,
 )
 from games.rules.chance import Chance
 from games.rules.crazy_eights import (
@@ -94,6 +99,7 @@ from games.rules.crazy_eights import (
     DRAW,
     DRAW_ACTION,
     EIGHT,
+    LAST_CARD_ACTION,
     PASS,
     PASS_ACTION,
     CrazyEights,
@@ -205,7 +211,6 @@ class DodoState(EightsState):
         *("chain", "direction", "swaps", "catchable", "turns_lost", "ace_layer"),
     )
     bury_starter = False  # a starter eight stays and takes anything
-    list_fields = ("cards",)  # a play lists its cards
     has_chain = True
     last_card = True  # always called in Dodo
     reverses = True  # a jack reverses; Dodo's states keep direction at any count
@@ -319,9 +324,7 @@ class DodoState(EightsState):
         if self.catchable is None:  # no call out of turn: the usual case
             return self._turn_actions(seat) if seat == self.turn else []
         calls: list[Action] = (
-            [{"type": "last_card"}]
-            if seat == self.catchable
-            else [{"type": "catch", "seat": self.catchable}]
+            [LAST_CARD_ACTION] if seat == self.catchable else [seat_call("catch", self.catchable)]
         )
         if seat != self.turn:
             return calls
@@ -329,19 +332,17 @@ class DodoState(EightsState):
 
     def _turn_actions(self, seat: int) -> list[Action]:
         if self.swaps:
-            return [{"type": "swap", "seat": other} for other in range(self.seats) if other != seat]
+            return [seat_call("swap", other) for other in range(self.seats) if other != seat]
         plays, most = self._hand_plays(seat)
         leaves_one = len(self.hands[seat]) - 1  # the cards a play that leaves one lays
         # Whether any play leaves one card, asked in C (``map``) before any step in Python.
         if 0 < leaves_one <= most and leaves_one in map(len, map(_LAID, plays)):
             plays = [
-                listed
+                each
                 for play in plays
-                for listed in (
+                for each in (
                     # Listed again, announcing the last card.
-                    (play, {**play, "announce": True})
-                    if len(play["cards"]) == leaves_one
-                    else (play,)
+                    (play, announcing(play)) if len(play["cards"]) == leaves_one else (play,)
                 )
             ]
         if self.chain:
@@ -766,12 +767,23 @@ def grouped_plays(
             twos, fours = fours, twos
         for two, four in product(dict.fromkeys(twos), dict.fromkeys(fours)):
             plays.extend(
-                {"type": "play", "cards": [first, last]}
+                _pair_play(first, last)
                 for first, last in ((two, four), (four, two))
                 if alone[first]
             )
         most = max(most, 2)
     return plays, most
+
+
+_PAIR_PLAYS: dict[tuple[str, str], Action] = {}
+
+
+def _pair_play(first: str, last: str) -> Action:
+    """``listed({"type": "play", "cards": [first, last]})``, a two and a four: looked up once made."""
+    play = _PAIR_PLAYS.get((first, last))
+    if play is None:
+        play = _PAIR_PLAYS[first, last] = listed({"type": "play", "cards": [first, last]})
+    return play
 
 
 class PlaysAlone(dict[str, tuple[Action, ...]]):
@@ -813,8 +825,8 @@ class PlaysTogether(dict[tuple[str, ...], tuple[Action, ...]]):
 _PLAYS_ALONE: dict[tuple[str | None, ...], PlaysAlone] = {}
 
 # The plays of one rank's cards, made once for each hand of them: by the cards, in hand
-# order, and which of them fit. The plays a state lists are never changed (``legal_actions``
-# hands out copies), so every hand holding those cards shares them.
+# order, and which of them fit. The plays a state lists are never changed (each a
+# ``ListedAction``, its cards ``ListedCards``), so every hand holding those cards shares them.
 _RANK_PLAYS: dict[tuple[tuple[str, ...], tuple[bool, ...]], tuple[Action, ...]] = {}
 
 # The orders of ``rank_plays`` by the cards' shape: whether they are eights, each card's
@@ -837,13 +849,15 @@ def rank_plays(cards: tuple[str, ...], fit: tuple[bool, ...]) -> tuple[Action, .
         orders = _SHAPE_ORDERS.get((eights, places, fit))
         if orders is None:
             orders = _SHAPE_ORDERS[eights, places, fit] = shape_orders(eights, places, fit)
-        laid = [list(map(cards.__getitem__, order)) for order in orders]
+        laid = [ListedCards(map(cards.__getitem__, order)) for order in orders]
         if eights:  # the suit named is what shows: each order once a suit, its cards shared
             plays = tuple(
-                {"type": "play", "cards": each, "suit": suit} for each in laid for suit in SUITS
+                ListedAction({"type": "play", "cards": each, "suit": suit})
+                for each in laid
+                for suit in SUITS
             )
         else:
-            plays = tuple({"type": "play", "cards": each} for each in laid)
+            plays = tuple(ListedAction({"type": "play", "cards": each}) for each in laid)
         _RANK_PLAYS[cards, fit] = plays
     return plays
 

@@ -208,6 +208,7 @@ def arrange(
     state.turn = turn
     if totals is not None:
         state.totals = list(totals)
+    state.restore(state.to_json())  # changed by hand: ``restore`` keeps ``to_act`` current
     return state, chance
 
 

@@ -952,6 +952,7 @@ def stuck_table(
         state.hands[free[k % len(free)]].append(card)
     state.pile, state.stock, state.called_suit = list(pile), [], None
     state.turn, state.direction = turn, 1
+    state.restore(state.to_json())  # changed by hand: ``restore`` keeps ``to_act`` current
     return state, chance
 
 

@@ -5,8 +5,9 @@ against the same list, so a state works each seat's legal actions out once for
 its position (``GameState._legal``), and the Crazy Eights family lists actions
 made once and shared by every state (``plays_on``, ``rank_plays``). Hence these
 promises: every change of position (``apply``, ``forfeit``, ``restore``)
-forgets them; every call hands out a new list of new actions, so a caller that
-changes what it was given changes nothing; and in seeded random matches of
+forgets them; every call hands out a new list of the same shared actions, each a
+``ListedAction`` that refuses every change, so a caller cannot change what the
+state keeps; and in seeded random matches of
 every game, every seat's legal actions are always those of the same position
 loaded afresh. The position digests a state saves (``seen``) are pinned: a
 saved state must find the positions it held under the names it gave them.
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 
 from games.rules import GameState, IllegalAction, find_ruleset
-from games.rules.base import STANDARD_PACK, SUITS
+from games.rules.base import STANDARD_PACK, SUITS, ListedAction
 from games.rules.chance import SEED_BYTES, SeededChance
 from games.rules.crazy_eights import CrazyEights, plays_on
 from tests.rules.stacked import DRAW, arrange
@@ -100,7 +101,7 @@ def test_restore_forgets_the_legal_actions_of_the_position_before() -> None:
 
 
 @pytest.mark.parametrize(("game", "seats", "options"), GAMES)
-def test_each_call_hands_out_a_new_list_of_new_actions(
+def test_each_call_hands_out_a_new_list_of_the_same_shared_actions(
     game: str, seats: int, options: dict[str, Any]
 ) -> None:
     state, _ = new_game(game, seats, options, 3)
@@ -108,31 +109,34 @@ def test_each_call_hands_out_a_new_list_of_new_actions(
     first, second = state.legal_actions(seat), state.legal_actions(seat)
     assert first == second and first is not second
     for one, other in zip(first, second, strict=True):
-        assert one is not other
-        assert all(one[name] is not other[name] for name in one if type(one[name]) is list)
+        assert one is other and type(one) is ListedAction
 
 
 @pytest.mark.parametrize(("game", "seats", "options"), GAMES)
-def test_a_caller_that_changes_the_legal_actions_it_was_given_changes_nothing(
+def test_a_caller_that_tries_to_change_the_legal_actions_it_was_given_changes_nothing(
     game: str, seats: int, options: dict[str, Any]
 ) -> None:
     state, chance = new_game(game, seats, options, 4)
     (seat,) = state.to_act
-    before = state.legal_actions(seat)
+    before = json.dumps(state.legal_actions(seat))
     given = state.legal_actions(seat)
-    changed = given[0]
     for action in given:
         for value in action.values():
-            if type(value) is list:
-                value.append("AS")  # Dodo's cards
-        action["type"] = "play"
-        action["card"] = "JOKER"
-    given.append({"type": "pass"})
+            if isinstance(value, list):
+                with pytest.raises(TypeError):
+                    value.append("AS")  # Dodo's cards
+        with pytest.raises(TypeError):
+            action["type"] = "play"
+        with pytest.raises(TypeError):
+            action["card"] = "JOKER"
+        changed = dict(action)  # a copy is the caller's own, to change
+        changed["card"] = "JOKER"
+        with pytest.raises(IllegalAction):
+            state.check(seat, changed)
+    given.append({"type": "pass"})  # the list is the caller's own
     given.reverse()
-    assert state.legal_actions(seat) == before
-    with pytest.raises(IllegalAction):
-        state.check(seat, changed)
-    state.apply(seat, before[0], chance)  # what was legal still is
+    assert json.dumps(state.legal_actions(seat)) == before
+    state.apply(seat, json.loads(before)[0], chance)  # what was legal still is
 
 
 def test_the_plays_listed_on_each_top_card_and_called_suit_are_those_the_rule_allows() -> None:

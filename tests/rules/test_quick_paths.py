@@ -3,15 +3,20 @@
 The engine runs a few things a quicker way than the plain one it documents
 (``docs/speed.md``, "The engine beside OpenSpiel"): a seeded shuffle tests all
 its words at once, HMAC-SHA256 starts from the key's hashed pads, ``check``
-accepts a copy of a listed action without comparing it value by value, and a
-state's declared fields are plain attributes. Each must stay exactly the plain
+accepts a copy of a listed action without comparing it value by value (and the
+listed action itself by identity: the Crazy Eights family hands out its shared
+``ListedAction`` objects, which refuse every change), and a state's declared
+fields are plain attributes. Each must stay exactly the plain
 thing: the same words read, the same bytes, the same refusals.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import hmac
+import json
+import pickle
 import random
 from collections.abc import Iterable
 from typing import Any
@@ -19,7 +24,16 @@ from typing import Any
 import pytest
 
 from games.rules import IllegalAction, find_ruleset
-from games.rules.base import Event, GameState, Saved, new_event
+from games.rules.base import (
+    Event,
+    GameState,
+    ListedAction,
+    ListedCards,
+    Saved,
+    listed,
+    new_event,
+    same_json,
+)
 from games.rules.chance import _WORD, SeededChance, Stream, _Keyed, event_key
 from games.rules.crazy_eights import CrazyEights, EightsState
 from games.rules.dodo import (
@@ -105,10 +119,10 @@ def test_a_catch_of_seat_false_is_refused_where_seat_zero_is_listed() -> None:
         state.check(1, {"type": "catch", "seat": False})  # False == 0 in Python
     with pytest.raises(IllegalAction):
         state.check(1, {"type": "catch", "seat": 0.0})
-    given = state.legal_actions(1)
-    given[-1]["seat"] = False  # a copy changed after it was handed out
+    changed = dict(state.legal_actions(1)[-1])
+    changed["seat"] = False  # a copy of a listed action, changed
     with pytest.raises(IllegalAction):
-        state.check(1, given[-1])
+        state.check(1, changed)
 
 
 def find_dodo() -> Any:
@@ -151,15 +165,15 @@ def test_a_position_digest_hashes_the_json_encoder_s_text_of_its_facts(
         assert state.position() == plain
 
 
-def test_dodo_s_legal_actions_are_copies_of_the_listed_ones_down_to_their_cards() -> None:
+def test_dodo_s_legal_actions_are_the_listed_ones_themselves_down_to_their_cards() -> None:
     for state in seeded_positions("dodo", 4, 3):
         seat = state.to_act[0]
         given = state.legal_actions(seat)
         listed = state._legal(seat)
-        assert given == listed and [list(a) for a in given] == [list(a) for a in listed]
-        for copy, action in zip(given, listed, strict=True):
-            assert copy is not action
-            assert "cards" not in action or copy["cards"] is not action["cards"]
+        assert given == listed and given is not listed
+        for one, action in zip(given, listed, strict=True):
+            assert one is action and type(one) is ListedAction
+            assert "cards" not in action or type(action["cards"]) is ListedCards
 
 
 @pytest.mark.parametrize("seats", [2, 4, 8])
@@ -206,20 +220,20 @@ def test_apply_refuses_a_copy_changed_after_it_was_handed_out() -> None:
         """Equal to the card by ``==``, but no JSON string."""
 
     state, chance = arrange(CrazyEights(), [["7H", "KD"], ["9D", "2S"]], ["5H"], ["5D"])
-    given = state.legal_actions(0)
-    given[0]["card"] = Card("7H")
+    given = dict(state.legal_actions(0)[0])
+    given["card"] = Card("7H")
     with pytest.raises(IllegalAction):
-        state.apply(0, given[0], chance)
+        state.apply(0, given, chance)
     state.apply(0, {"card": "7H", "type": "play"}, chance)  # another order: the same JSON
     assert state.hands[0] == ["KD"]
 
     state, chance = arrange(find_dodo(), [["7H", "KD"], ["9H", "2S"], ["3C", "4C"]], ["5H"])
     state.apply(0, {"type": "play", "cards": ["7H"]}, chance)
-    given = state.legal_actions(1)
-    given[-1]["seat"] = False
+    given = dict(state.legal_actions(1)[-1])
+    given["seat"] = False
     with pytest.raises(IllegalAction):
-        state.apply(1, given[-1], chance)
-    play = next(action for action in state.legal_actions(1) if action["type"] == "play")
+        state.apply(1, given, chance)
+    play = dict(next(action for action in state.legal_actions(1) if action["type"] == "play"))
     play["cards"] = [Card(card) for card in play["cards"]]
     with pytest.raises(IllegalAction):
         state.apply(1, play, chance)
@@ -268,3 +282,189 @@ def test_is_over_is_whether_the_match_has_a_result_after_every_action_a_load_and
         state, _ = ruleset.new_game(seats, {}, chance)
         state.forfeit(number % seats, "resigned")
         assert state.is_over is True and ruleset.load(state.to_json()).is_over is True
+
+
+# Every way to change a dict, and a list, that a listed action and its cards refuse.
+DICT_CHANGES = [
+    lambda a: a.__setitem__("type", "pass"),
+    lambda a: a.__setitem__("new", 1),
+    lambda a: a.__delitem__("type"),
+    lambda a: a.update(type="pass"),
+    lambda a: a.update({"new": 1}),
+    lambda a: a.pop("type"),
+    lambda a: a.pop("new", None),
+    lambda a: a.popitem(),
+    lambda a: a.clear(),
+    lambda a: a.setdefault("new", 1),
+    lambda a: a.__ior__({"new": 1}),
+]
+LIST_CHANGES = [
+    lambda c: c.__setitem__(0, "AS"),
+    lambda c: c.__delitem__(0),
+    lambda c: c.__iadd__(["AS"]),
+    lambda c: c.__imul__(2),
+    lambda c: c.append("AS"),
+    lambda c: c.extend(["AS"]),
+    lambda c: c.insert(0, "AS"),
+    lambda c: c.remove(c[0]),
+    lambda c: c.pop(),
+    lambda c: c.clear(),
+    lambda c: c.sort(),
+    lambda c: c.reverse(),
+]
+FAMILY = [
+    ("crazy-eights", 4, {}),
+    ("crazy-8", 2, {"last_card": True, "twos_draw_two": True, "twos_stack": True}),
+    ("crazy-8", 5, {"more_players": True, "last_card": True, "voluntary_draw": True}),
+    ("crazy-8", 3, {"more_players": True, "starter_eight": "dealer_names", "twos_draw_two": True}),
+    ("dodo", 2, {}),
+    ("dodo", 4, {}),
+    ("dodo", 8, {}),
+]
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), FAMILY)
+def test_every_listed_action_refuses_every_change_and_the_state_stays_as_it_was(
+    game: str, seats: int, options: dict[str, Any]
+) -> None:
+    ruleset = find_ruleset(game)
+    for number in range(3):
+        chance = SeededChance(bytes([number, seats, 7]) * 16 + bytes(16))
+        policy = random.Random(number)
+        state, _ = ruleset.new_game(seats, options, chance)
+        steps = 0
+        while not state.is_over and steps < 400:
+            steps += 1
+            every = [state.legal_actions(seat) for seat in range(seats)]
+            before = state.to_json()
+            texts = json.dumps(every)
+            for legal in every:
+                for action in legal:
+                    assert type(action) is ListedAction
+                    for change in DICT_CHANGES:
+                        with pytest.raises(TypeError):
+                            change(action)
+                    for value in action.values():
+                        if isinstance(value, list):
+                            assert type(value) is ListedCards
+                            for change in LIST_CHANGES:
+                                with pytest.raises(TypeError):
+                                    change(value)
+                    # What a caller may do instead: a copy, plain, to change.
+                    copied = dict(action)
+                    assert type(copied) is dict and copied == action
+                    assert type(action.copy()) is dict and type({**action}) is dict
+                    assert type(action | {}) is dict
+            assert state.to_json() == before
+            assert json.dumps([state.legal_actions(seat) for seat in range(seats)]) == texts
+            movers = [seat for seat in range(seats) if every[seat]]
+            seat = policy.choice(movers)
+            state.apply(seat, policy.choice(every[seat]), chance)
+
+
+def test_a_listed_action_writes_as_json_as_the_plain_dict_and_pickles_whole() -> None:
+    for state in seeded_positions("dodo", 4, 2):
+        for action in state.legal_actions(state.to_act[0]):
+            plain = json.loads(json.dumps(action))
+            assert type(plain) is dict
+            for kwargs in ({}, {"separators": (",", ":")}, {"indent": 2}, {"sort_keys": True}):
+                # The C encoder, and the Python one (indent), write the same bytes.
+                assert json.dumps(action, **kwargs) == json.dumps(plain, **kwargs)
+            assert same_json(action, plain) and same_json(plain, action)
+            again = pickle.loads(pickle.dumps(action))
+            assert type(again) is ListedAction and again == action
+            assert copy.deepcopy(action) == action and copy.copy(action) == action
+
+
+def test_listed_is_one_object_for_each_distinct_action() -> None:
+    first = listed({"type": "play", "cards": ["9C", "9H"]})
+    assert listed({"type": "play", "cards": ["9C", "9H"]}) is first
+    assert type(first["cards"]) is ListedCards and first["cards"] == ["9C", "9H"]
+    assert listed({"type": "catch", "seat": 1}) is not listed({"type": "catch", "seat": True})
+    assert listed({"cards": ["9C"], "type": "play"}) is not listed(
+        {"type": "play", "cards": ["9C"]}
+    )
+
+
+def test_only_crazy_eights_itself_plays_its_turns_the_quick_way() -> None:
+    from games.rules.crazy_8 import Crazy8State, Crazy8v2State
+    from games.rules.dodo import Dodo1State
+
+    assert EightsState.plain_turns
+    for cls in (Crazy8State, Crazy8v2State, DodoState, Dodo1State):
+        assert not cls.plain_turns, cls
+
+    class Changed(EightsState):
+        def _card_effect(self, seat: int, card: str, chance: Any) -> list[Event]:
+            return super()._card_effect(seat, card, chance)
+
+    assert not Changed.plain_turns
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_crazy_eights_quick_turns_are_its_plain_turns(seats: int) -> None:
+    # ``apply`` dispatching itself, a card's effect written out and the legal actions a
+    # draw sets, against the same match played with ``plain_turns`` off.
+    for number in range(4):
+        quick_chance = SeededChance(bytes([number, seats, 9]) * 16)
+        plain_chance = SeededChance(bytes([number, seats, 9]) * 16)
+        quick, _ = CrazyEights().new_game(seats, {}, quick_chance)
+        plain, _ = CrazyEights().new_game(seats, {}, plain_chance)
+        plain.plain_turns = False  # type: ignore[misc]
+        policy = random.Random(number)
+        while not quick.is_over:
+            seat = quick.to_act[0]
+            legal = quick.legal_actions(seat)
+            assert legal == plain.legal_actions(seat)
+            action = policy.choice(legal)
+            drew = action["type"] == "draw"
+            events = quick.apply(seat, action, quick_chance)
+            assert events == plain.apply(seat, action, plain_chance)
+            assert quick.to_json() == plain.to_json()
+            if drew and not quick.is_over:
+                kept = quick._legal_by_seat[seat]
+                quick._legal_by_seat.clear()
+                assert kept == quick._find_legal(seat) == EightsState._turn_actions(quick, seat)
+        assert plain.is_over
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"), [("crazy-eights", 4), ("crazy-8", 2), ("dodo", 4), ("dodo", 8)]
+)
+def test_to_act_is_kept_as_the_seats_that_owe_an_action(game: str, seats: int) -> None:
+    for number, state in enumerate(seeded_positions(game, seats, 3)):
+        assert state.to_act == state.seats_to_act()
+        loaded = state.ruleset.load(json.loads(json.dumps(state.to_json())))
+        assert loaded.to_act == state.to_act
+        if number % 97 == 5:
+            loaded.forfeit(state.to_act[0], "timeout")
+            assert loaded.to_act == () == loaded.seats_to_act()
+            loaded.restore(state.to_json())
+            assert loaded.to_act == state.to_act
+
+
+@pytest.mark.parametrize(("game", "seats"), [("crazy-eights", 4), ("crazy-8", 2), ("dodo", 4)])
+def test_a_deal_resets_its_fields_as_the_plain_way_does(game: str, seats: int) -> None:
+    for state in seeded_positions(game, seats, 1):
+        quick = state.ruleset.load(state.to_json())
+        plain = state.ruleset.load(state.to_json())
+        quick.reset_per_deal()
+        plain.reset_per_deal_plainly()
+        assert vars(quick) == vars(plain)
+        for spec in state.declared:
+            if spec.per_deal and isinstance(spec.default, list):
+                assert getattr(quick, spec.name) is not spec.default
+
+
+def test_announcements_calls_and_pairs_are_the_listed_actions_looked_up() -> None:
+    from games.rules.base import announcing, seat_call
+    from games.rules.dodo import _pair_play
+
+    play = listed({"type": "play", "cards": ["9C"]})
+    assert announcing(play) is announcing(play)
+    assert announcing(play) is listed({**play, "announce": True})
+    assert json.dumps(announcing(play)) == '{"type": "play", "cards": ["9C"], "announce": true}'
+    for kind in ("catch", "swap"):
+        for seat in range(8):
+            assert seat_call(kind, seat) is listed({"type": kind, "seat": seat})
+    assert _pair_play("2C", "4D") is listed({"type": "play", "cards": ["2C", "4D"]})
