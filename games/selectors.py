@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db import DEFAULT_DB_ALIAS, connection, connections, models
+from django.db import DEFAULT_DB_ALIAS, connection, models
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.urls import get_script_prefix, reverse
@@ -29,7 +29,7 @@ from fairplay.services import contributions_of, receipt_view
 from games.models import Move, Seat, Table
 from games.rules import Event, Ruleset, find_ruleset
 from games.rules.words import seat_name
-from games.writes import execute_together, sends_together
+from games.writes import db, execute_together, sends_together
 
 RECENT_MOVES = 12
 OPEN_PAGE_SIZE = 100  # the lobby's page, unless the caller asks for fewer
@@ -429,7 +429,7 @@ def table_and_token(table_id: int, key: str, *, lock: bool = False) -> TokenRead
     ``lock``: the table's row is locked as :func:`table_for_view` locks it, only if the
     token exists (nobody without one holds a table up, even for a round trip).
     """
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+    with db().cursor() as cursor:
         read = _one_statement_sql(with_token=True)
         if lock:
             tables, tokens = Table._meta.db_table, Token._meta.db_table

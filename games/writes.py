@@ -42,7 +42,7 @@ class Writes:
 
     def insert(self, instance: models.Model) -> None:
         """Insert ``instance`` (its ``auto_now_add`` fields set now; its id is not read back)."""
-        connection = _db()
+        connection = db()
         sql, fields = _insert_sql(type(instance), connection.vendor)
         params = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
         self.statements.append((sql, params))
@@ -51,7 +51,7 @@ class Writes:
     def update(self, instance: models.Model, fields: Sequence[str]) -> None:
         """Write ``fields`` of ``instance`` (already in memory) onto its row, as
         ``save(update_fields=fields)`` would."""
-        connection = _db()
+        connection = db()
         sql, columns = _update_sql(type(instance), tuple(fields), connection.vendor)
         params = [f.get_db_prep_save(f.pre_save(instance, False), connection) for f in columns]
         self.statements.append((sql, [*params, instance.pk]))
@@ -67,7 +67,7 @@ class Writes:
         """
         if not rows:
             return
-        connection = _db()
+        connection = db()
         if connection.vendor != "postgresql":  # SQLite: no casts in VALUES; a row at a time
             for row in rows:
                 self.update(row, fields)
@@ -100,7 +100,7 @@ class Writes:
         statements, self.statements = self.statements, []
         if not statements:
             return
-        connection = _db()
+        connection = db()
         with connection.cursor() as cursor:
             if sends_together():
                 execute_together(cursor, statements)
@@ -117,7 +117,7 @@ def sends_together() -> bool:
     on PostgreSQL through psycopg's client-side binding, Django's default. With
     ``server_side_binding`` (a prepared statement holds one command) or on SQLite,
     they go one by one."""
-    connection = _db()
+    connection = db()
     return connection.vendor == "postgresql" and not connection.settings_dict.get(
         "OPTIONS", {}
     ).get("server_side_binding")
@@ -128,10 +128,10 @@ def execute_together(cursor: Any, statements: Sequence[tuple[str, Sequence[Any]]
     on PostgreSQL, whose backend is always ``config.postgresql`` (the settings see to it),
     each prepared on the server unless that is turned off. The cursor is left at the
     first statement's result."""
-    _db().together(cursor, statements)
+    db().together(cursor, statements)
 
 
-def _db() -> Any:
+def db() -> Any:
     """The default database's connection of this thread, looked up once by each caller:
     ``django.db.connection`` looks it up again at every attribute (a thread-local), and
     a move's writes ask it dozens of times (each field's ``get_db_prep_save`` among them)."""
@@ -146,7 +146,7 @@ def _db() -> Any:
 @cache
 def _insert_sql(model: type[models.Model], vendor: str) -> tuple[str, tuple[Any, ...]]:
     meta = model._meta
-    quote = _db().ops.quote_name
+    quote = db().ops.quote_name
     fields = tuple(field for field in meta.local_concrete_fields if not field.primary_key)
     columns = ", ".join(quote(field.column) for field in fields)
     marks = ", ".join(["%s"] * len(fields))
@@ -158,7 +158,7 @@ def _update_sql(
     model: type[models.Model], names: tuple[str, ...], vendor: str
 ) -> tuple[str, tuple[Any, ...]]:
     meta = model._meta
-    quote = _db().ops.quote_name
+    quote = db().ops.quote_name
     fields = tuple(meta.get_field(name) for name in names)
     sets = ", ".join(f"{quote(field.column)} = %s" for field in fields)
     return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s", fields
