@@ -270,10 +270,11 @@ def client_process(port: int, pairs: list[tuple[int, tuple[str, str]]], start: f
 # -- where the CPU goes --------------------------------------------------------------------
 
 
-def _processes() -> dict[int, tuple[str, int, float]]:
-    """Every process: its name, its parent and the CPU seconds it and its children that
-    ended have used (from /proc: a PostgreSQL backend that lived for one connection is
-    counted in the postmaster once it has ended)."""
+def _processes() -> dict[int, tuple[str, int, float, float]]:
+    """Every process: its name, its parent, the CPU seconds it and its children that
+    ended have used, and of those the seconds in the kernel (from /proc: a PostgreSQL
+    backend that lived for one connection is counted in the postmaster once it has
+    ended)."""
     tick = os.sysconf("SC_CLK_TCK")
     found = {}
     for entry in os.listdir("/proc"):
@@ -286,31 +287,36 @@ def _processes() -> dict[int, tuple[str, int, float]]:
         name = text[text.index("(") + 1 : text.rindex(")")]
         fields = text[text.rindex(")") + 2 :].split()
         used = sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
-        found[int(entry)] = (name, int(fields[1]), used / tick)
+        kernel = int(fields[12]) + int(fields[14])  # stime, cstime
+        found[int(entry)] = (name, int(fields[1]), used / tick, kernel / tick)
     return found
 
 
-def cpu_by_part(roots: dict[str, int]) -> dict[str, float]:
+def cpu_by_part(roots: dict[str, int]) -> dict[str, tuple[float, float]]:
     """CPU seconds used so far by each started process with its children, and by PostgreSQL's
-    and Redis's processes, those that ended meanwhile included."""
+    and Redis's processes, those that ended meanwhile included: all of it, and the kernel's."""
     table = _processes()
     children: dict[int, list[int]] = {}
-    for pid, (_, parent, _) in table.items():
+    for pid, (_, parent, _, _) in table.items():
         children.setdefault(parent, []).append(pid)
     used = {}
     for part, root in roots.items():
-        tree, total = [root], 0.0
+        tree, total, kernel = [root], 0.0, 0.0
         while tree:
             pid = tree.pop()
-            total += table[pid][2] if pid in table else 0.0
+            if pid in table:
+                total, kernel = total + table[pid][2], kernel + table[pid][3]
             tree += children.get(pid, [])
-        used[part] = total
+        used[part] = (total, kernel)
     for part, name in (("postgres", "postgres"), ("redis", "redis-server")):
-        used[part] = sum(cpu for comm, _, cpu in table.values() if comm == name)
+        mine = [(cpu, sys) for comm, _, cpu, sys in table.values() if comm == name]
+        used[part] = (sum(cpu for cpu, _ in mine), sum(sys for _, sys in mine))
     return used
 
 
-def sample_at(moment: float, roots: dict[str, int], into: list[dict[str, float]]) -> None:
+def sample_at(
+    moment: float, roots: dict[str, int], into: list[dict[str, tuple[float, float]]]
+) -> None:
     time.sleep(max(0.0, moment - time.time()))
     into.append(cpu_by_part(roots))
 
@@ -326,7 +332,7 @@ def play(
     pairs = list(enumerate(players[:count]))
     shares = [pairs[n::CLIENT_PROCESSES] for n in range(CLIENT_PROCESSES)]
     start = time.time() + 3 + count * 0.05  # time for every client to make its first table
-    samples: list[dict[str, float]] = []
+    samples: list[dict[str, tuple[float, float]]] = []
     sampler = threading.Thread(
         target=lambda: [sample_at(at, roots, samples) for at in (start, start + seconds)]
     )
@@ -343,7 +349,12 @@ def play(
             merged[key] += part[key]
         merged["statuses"].update(part["statuses"])
         merged["cpu"] += part["cpu"]
-    merged["server_cpu"] = {part: samples[1][part] - samples[0][part] for part in samples[0]}
+    merged["server_cpu"] = {
+        part: tuple(
+            after - before for after, before in zip(samples[1][part], samples[0][part], strict=True)
+        )
+        for part in samples[0]
+    }
     return merged
 
 
@@ -521,9 +532,10 @@ def main() -> None:
                 costs.append(
                     f"  {count:>6} "
                     + " ".join(
-                        f"{cpu / moves * 1e3:>8.2f}" for cpu in result["server_cpu"].values()
+                        f"{f'{cpu / moves * 1e3:.2f} ({kernel / moves * 1e3:.2f})':>13}"
+                        for cpu, kernel in result["server_cpu"].values()
                     )
-                    + f" {result['cpu'] / moves * 1e3:>8.2f}"
+                    + f" {result['cpu'] / moves * 1e3:>13.2f}"
                 )
                 if any(re.search(r" 5\d\d", key) for key in result["statuses"]):
                     print("  FAIL: a server error")
@@ -539,7 +551,7 @@ def main() -> None:
                     rate = len(result["committed"]) / args.seconds
                     share = f"{rate / tps:.3f}" if tps else "-"
                     both = result["gets"] + result["posts"]
-                    web = result["server_cpu"]["web"] / (len(both) or 1)
+                    web = result["server_cpu"]["web"][0] / (len(both) or 1)
                     print(
                         f"  {count:>6} {rate:>8.1f} {share:>9}  request p50 "
                         f"{quantile(both, 0.5) * 1e3:.1f}ms p99 {quantile(both, 0.99) * 1e3:.1f}ms,"
@@ -547,10 +559,13 @@ def main() -> None:
                         f"clients {result['cpu'] / args.seconds:.0%} of a core"
                     )
                     failed |= bool(result["statuses"])
-            print("\n  CPU ms per committed move, by process (from /proc, over the timed window):")
+            print(
+                "\n  CPU ms per committed move, by process, and in brackets the kernel's part "
+                "of it\n  (from /proc, over the timed window):"
+            )
             print(
                 f"  {'tables':>6} "
-                + " ".join(f"{p:>8}" for p in [*roots, "postgres", "redis", "clients"])
+                + " ".join(f"{p:>13}" for p in [*roots, "postgres", "redis", "clients"])
             )
             for line in costs:
                 print(line)
