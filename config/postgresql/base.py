@@ -1,5 +1,6 @@
-"""Django's PostgreSQL backend, checking a kept connection without a round trip, and
-running the hot paths' statements prepared on the server.
+"""Django's PostgreSQL backend, checking a kept connection without a round trip,
+running the hot paths' statements prepared on the server, and reading timestamps
+in C (:class:`UTCTimestamptzLoader`).
 
 With ``CONN_HEALTH_CHECKS`` a connection kept across requests is checked before
 each request reuses it, and Django checks with ``SELECT 1``: a round trip to the
@@ -36,12 +37,14 @@ import re
 import select
 import time
 from collections.abc import Sequence
+from datetime import UTC
 from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
 from django.db.backends.postgresql import base
-from psycopg import pq
+from psycopg import adapters, pq
+from psycopg.adapt import AdaptersMap, Loader
 
 _PLACEHOLDER = re.compile(r"%s")
 # What is prepared: the hot paths' statements, a few dozen shapes. A statement of many
@@ -51,7 +54,38 @@ PREPARE_MAX_PARAMETERS = 64
 PREPARE_MAX_STATEMENTS = 200
 
 
+# psycopg's own loader of timestamptz text: its C one where psycopg is built with it.
+_PSYCOPG_TIMESTAMPTZ = adapters.get_loader(adapters.types["timestamptz"].oid, pq.Format.TEXT)
+
+
+class UTCTimestamptzLoader(Loader):
+    """A timestamptz as Django reads it on a session in UTC, by psycopg's own loader.
+
+    Django registers a loader of its own, a Python subclass of psycopg's that sets the
+    time zone of each value it reads; psycopg's is C (its binary build), and cannot be
+    subclassed. On a session whose time zone is UTC, which Django sets whenever it
+    reads in UTC, psycopg's loader gives the same value, ``datetime.UTC`` its zone; a
+    table's read has a dozen of them, 6 % of a table's GET (callgrind).
+    """
+
+    timezone = UTC  # Django's cursors register their own when this is not theirs
+
+    def __init__(self, oid: int, context: Any = None) -> None:
+        super().__init__(oid, context)
+        # psycopg calls each column's ``load`` as it finds it: the C method itself.
+        self.load = _PSYCOPG_TIMESTAMPTZ(oid, context).load  # type: ignore[method-assign]
+
+    def load(self, data: Any) -> Any:  # each instance's own, above
+        raise NotImplementedError
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
+    def get_connection_params(self) -> dict[str, Any]:
+        params = super().get_connection_params()
+        if self.timezone is UTC:  # USE_TZ, and the database's TIME_ZONE not set
+            params["context"] = _in_utc(params["context"])
+        return params
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._prepares = False
@@ -123,6 +157,14 @@ class DatabaseWrapper(base.DatabaseWrapper):
         poll = select.poll()
         poll.register(pgconn.socket, select.POLLIN | select.POLLPRI)
         return not poll.poll(0)
+
+
+@lru_cache
+def _in_utc(template: AdaptersMap) -> AdaptersMap:
+    """Django's adapters for a connection, timestamptz read by :class:`UTCTimestamptzLoader`."""
+    context = AdaptersMap(template)
+    context.register_loader("timestamptz", UTCTimestamptzLoader)
+    return context
 
 
 @lru_cache(maxsize=PREPARE_MAX_STATEMENTS)
