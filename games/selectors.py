@@ -509,8 +509,12 @@ def _table_from_row(row: Sequence[Any]) -> Table:
         if user_id is not None:
             seat.user = User.from_db(alias, user_fields, [user_id, username])
         seats.append(seat)
-    # As Django's own prefetch leaves them: ``table.seats.all()`` answers from these.
-    prefetched = table.seats.get_queryset()
+    # As Django's own prefetch leaves them: ``table.seats.all()`` answers from these, and
+    # a query made from it (``table.seats.filter(...)``) is of this table's seats. Its
+    # filter is left for Django to build if ever asked, as a related manager leaves it:
+    # asking the manager for its queryset built one, 4 % of a table's GET (callgrind).
+    prefetched = QuerySet(Seat)
+    prefetched._deferred_filter = False, (), {"table": table}
     prefetched._result_cache, prefetched._prefetch_done = seats, True
     table._prefetched_objects_cache = {"seats": prefetched}
     table.shown_moves = [

@@ -111,3 +111,25 @@ def test_a_views_links_are_the_url_resolvers(table_id: int) -> None:
 
     for name in ("table-verify", "table-record"):
         assert selectors.table_link(name, table_id) == reverse(name, args=[table_id])
+
+
+def test_a_tables_seats_read_with_it_answer_without_a_query_and_query_only_its_own(
+    django_assert_num_queries: Any,
+) -> None:
+    alice, bob, carol, dave = make_users("alice", "bob", "carol", "dave")
+    table = started_table(alice, bob)
+    started_table(carol, dave)  # another table's seats, numbered alike
+    for read in (selectors._table_in_one_statement, selectors._table_by_the_orm):
+        found = read(table.pk, lock=False)
+        assert found is not None
+
+        with django_assert_num_queries(0):
+            seats = list(found.seats.all())
+            assert found.seats.count() == 2
+        assert [(s.number, s.user.username) for s in seats] == [(0, "alice"), (1, "bob")]
+        assert all(seat.table is found for seat in seats)
+
+        second = list(found.seats.filter(number=1))  # a query of its own: this table's seat
+        assert [(s.table_id, s.number, s.user_id) for s in second] == [(table.pk, 1, bob.pk)]
+        assert found.seats.exclude(user=alice).get().user_id == bob.pk
+        assert found.seats.filter(user=carol).count() == 0
