@@ -131,5 +131,7 @@ def test_a_tables_seats_read_with_it_answer_without_a_query_and_query_only_its_o
 
         second = list(found.seats.filter(number=1))  # a query of its own: this table's seat
         assert [(s.table_id, s.number, s.user_id) for s in second] == [(table.pk, 1, bob.pk)]
+        with django_assert_num_queries(0):
+            assert second[0].table is found  # as Django's related manager leaves it
         assert found.seats.exclude(user=alice).get().user_id == bob.pk
         assert found.seats.filter(user=carol).count() == 0
