@@ -8,6 +8,7 @@ when it is missing. Screenshots go to ``var/screenshots/`` (not committed).
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shutil
@@ -79,9 +80,28 @@ def serious_violations() -> Callable[[Any], list[str]]:
     return check
 
 
+@pytest.fixture(scope="session")
+def live_server_stderr() -> Iterator[io.StringIO]:
+    """What the live server's request handlers write to standard error (a request's
+    traceback), kept apart. The server's threads live for the whole session, and wrote
+    to whatever ``sys.stderr`` was at that moment: another test's captured output, which
+    a test of a command line's messages then found there before its own."""
+    from django.core.servers.basehttp import WSGIRequestHandler
+
+    written = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(WSGIRequestHandler, "get_stderr", lambda handler: written)
+        yield written
+
+
 @pytest.fixture
-def site(live_server: Any) -> Iterator[str]:
+def site(live_server: Any, live_server_stderr: io.StringIO) -> Iterator[str]:
+    # What a page left running by the test before wrote once its database was emptied
+    # (a request ending after the test, its connection's checks failing) is not this test's.
+    live_server_stderr.seek(0)
+    live_server_stderr.truncate()
     yield live_server.url
+    assert not live_server_stderr.getvalue(), "the live server failed a request of this test"
 
 
 # -- helpers shared by the tests that play at a table ---------------------------------
