@@ -101,7 +101,8 @@ def site(live_server: Any, live_server_stderr: io.StringIO) -> Iterator[str]:
     live_server_stderr.seek(0)
     live_server_stderr.truncate()
     yield live_server.url
-    assert not live_server_stderr.getvalue(), "the live server failed a request of this test"
+    failed = live_server_stderr.getvalue()
+    assert not failed, f"the live server failed a request of this test:\n{failed}"
 
 
 # -- helpers shared by the tests that play at a table ---------------------------------
