@@ -853,6 +853,9 @@ class PlaysTogether(dict[tuple[str, ...], tuple[Action, ...]]):
         self.alone = alone
 
     def __missing__(self, cards: tuple[str, ...]) -> tuple[Action, ...]:
+        if len(cards) == 1:  # a card alone of its rank (a two or a four beside a pair)
+            plays = self[cards] = self.alone[cards[0]]
+            return plays
         fit = tuple(map(self.alone.fitting.__contains__, cards))  # which fit, in C
         plays = self[cards] = rank_plays(cards, fit)
         return plays

@@ -504,8 +504,8 @@ def test_the_legal_actions_a_dodo_action_keeps_are_those_worked_out_afresh(
 
 
 def test_a_situation_s_plays_alone_are_each_card_s_worked_out_one_by_one() -> None:
-    # ``PlaysAlone`` is made whole from the cards that fit; the plain way is each card's
-    # ``rank_plays`` where ``fits`` says it fits.
+    # ``PlaysAlone`` is made whole from the cards that fit, and ``PlaysTogether`` takes a
+    # card alone of its rank from it; the plain way is each card's ``rank_plays``.
     from games.rules.base import STANDARD_PACK
 
     for seats in (4, 8):
@@ -516,3 +516,5 @@ def test_a_situation_s_plays_alone_are_each_card_s_worked_out_one_by_one() -> No
                 card: rank_plays((card,), (True,)) if fits(card) else () for card in STANDARD_PACK
             }
             assert alone.fitting == {card for card in STANDARD_PACK if state.fits(card)}
+            for card in state.hands[state.to_act[0]]:  # a card alone of its rank, together
+                assert alone.together[card,] == rank_plays((card,), (fits(card),))
