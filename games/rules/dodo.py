@@ -281,26 +281,33 @@ class DodoState(EightsState):
         fitting = list(filter(alone.__getitem__, hand))
         if not fitting:
             return [], 0
-        ranks = "".join(hand)[::2]  # each card's rank, in hand order (a card is two letters)
+        # The hand's cards written together: a card is two letters, its rank then its suit
+        # (C, D, H or S: never a rank), so a rank's letter counts the hand's cards of it.
+        held = "".join(hand)
+        if len(fitting) == 1:
+            card = fitting[0]
+            rank = card[0]
+            if held.count(rank) == 1 and not (rank in CHAIN_VALUES and self._pairs(held)):
+                return list(alone[card]), 1  # the usual hand: one card fits, alone of its rank
         fitting_ranks = "".join(fitting)[::2]
         # "Lay two of them together to add both": a two and a four, either first, where
         # one that fits goes first.
-        pairs = (
-            self.chains
-            and (self.chain or self.drawn is None)  # a drawn card goes down with its rank
-            and "2" in ranks
-            and "4" in ranks
-            and ("2" in fitting_ranks or "4" in fitting_ranks)
-        )
-        if len(fitting) == 1 and not pairs and ranks.count(fitting_ranks) == 1:
-            return list(alone[fitting[0]]), 1
-        if not pairs and max(map(ranks.count, fitting_ranks)) == 1:
+        pairs = ("2" in fitting_ranks or "4" in fitting_ranks) and self._pairs(held)
+        if not pairs and max(map(held.count, fitting_ranks)) == 1:
             # Several cards fit, each alone of its rank in the hand: each rank's plays
             # are its card's alone, the ranks in hand order (``grouped_plays``, quicker).
             fitting.sort(key=HAND_ORDER.__getitem__)
             return list(concatenated(map(alone.__getitem__, fitting))), 1
-        return grouped_plays(
-            alone, hand, fitting_ranks + "24" if pairs else fitting_ranks, bool(pairs)
+        return grouped_plays(alone, hand, fitting_ranks + "24" if pairs else fitting_ranks, pairs)
+
+    def _pairs(self, held: str) -> bool:
+        """Whether a two and a four in the hand (``held``, its cards written together) may
+        go down together now, where one of them fits."""
+        return (
+            self.chains
+            and (self.chain > 0 or self.drawn is None)  # a drawn card goes down with its rank
+            and "2" in held
+            and "4" in held
         )
 
     def _plays_alone(self) -> PlaysAlone:
@@ -427,8 +434,8 @@ class DodoState(EightsState):
         else:
             events = self._pass(seat, chance)
         if (
-            not self.catch_until_next_play
-            and self.catchable is not None
+            self.catchable is not None
+            and not self.catch_until_next_play
             and len(self.hands[self.catchable]) != 1
         ):
             self.catchable = None  # dodo/1: the last card is gone, nothing left to catch
@@ -451,7 +458,8 @@ class DodoState(EightsState):
             public["announce"] = True
         self.drawn = None
         self.passes = 0
-        self.skipped = []
+        if self.skipped:
+            self.skipped = []
         # The last-card window: any play closes the one open; a silent play down to one opens one.
         self.catchable = None
         if seat in self.announced:
@@ -474,9 +482,16 @@ class DodoState(EightsState):
         elif rank in CHAIN_VALUES:
             # Each card's value, by its rank (a card is two letters), added up in C.
             self.chain += sum(map(CHAIN_VALUES.__getitem__, "".join(cards)[::2]))
-            self.turn = (seat + self.direction) % self.seats  # ``next_seat``
+            self.turn = after = (seat + self.direction) % self.seats  # ``next_seat``
             if self.chains:
-                events.append(Event({"type": "chain", "seat": self.turn, "total": self.chain}))
+                events.append(Event({"type": "chain", "seat": after, "total": self.chain}))
+                held = "".join(self.hands[after])
+                if self.stock and self.catchable is None and "2" not in held and "4" not in held:
+                    # The legal actions of the position this leaves (``_find_legal``'s), known:
+                    # the next seat holds no two or four to answer with, so it draws the
+                    # chain, and no call out of turn may be made. (``_round_in_circles``
+                    # notes no position while the stock holds cards.)
+                    self._legal_by_seat[after] = [DRAW_ACTION]
             else:
                 events.extend(self._take_chain(self.turn, chance))
         elif (rank == "A" or (rank == "J" and self.jacks_skip)) and not self.aces_cost_turns:
@@ -552,6 +567,7 @@ class DodoState(EightsState):
     def _draw_until_fit(self, seat: int, chance: Chance) -> list[Event]:
         events: list[Event] = []
         hand = self.hands[seat]
+        alone = self._plays_alone()  # whether each card drawn fits (``plays``), looked up
         while True:
             # ``_take_card``, written out while the stock holds cards: a draw may take many.
             stock = self.stock
@@ -564,8 +580,18 @@ class DodoState(EightsState):
                 events.extend(drawn)
             else:
                 break
-            if self.plays(card):
+            if alone[card]:
                 self.drawn = card
+                if (
+                    self.stock  # no position noted (``_round_in_circles``): the deal goes on
+                    and self.catchable is None
+                    and len(hand) > 2
+                    and "".join(hand).count(card[0]) == 1
+                ):
+                    # The legal actions of the position this leaves (``_find_legal``'s), known:
+                    # the card drawn, alone of its rank in a hand that keeps two cards or
+                    # more, goes down alone, and no call out of turn may be made.
+                    self._legal_by_seat[seat] = list(_LONE_PLAYS[card])
                 return events
         # Everything drawn and nothing fits: the turn passes, as a pass would.
         return events + self._pass(seat, chance)
@@ -786,22 +812,33 @@ def _pair_play(first: str, last: str) -> Action:
     return play
 
 
-class PlaysAlone(dict[str, tuple[Action, ...]]):
-    """Each card's plays laid alone in one situation (``DodoState._plays_alone``), made once a card.
+class _LonePlays(dict[str, tuple[Action, ...]]):
+    """Each card's plays laid alone where it fits, whatever it lands on: made once a card."""
 
-    None where the card does not fit: ``fits``, remembered. ``together`` holds
-    the plays of several cards of one rank in this situation, by the cards.
+    def __missing__(self, card: str) -> tuple[Action, ...]:
+        plays = self[card] = rank_plays((card,), (True,))
+        return plays
+
+
+_LONE_PLAYS = _LonePlays()
+
+
+class PlaysAlone(dict[str, tuple[Action, ...]]):
+    """Each card's plays laid alone in one situation (``DodoState._plays_alone``): every card of the pack.
+
+    None where the card does not fit (``rank_plays((card,), (False,))``); where it
+    fits, its plays alone, the same in every situation (``_LONE_PLAYS``). ``fitting``
+    is the pack's cards that fit, ``fits`` remembered; the table is made whole from it
+    at once. ``together`` holds the plays of several cards of one rank in this
+    situation, by the cards.
     """
 
     def __init__(self, fits: Callable[[str], bool]) -> None:
-        super().__init__()
-        self.fits = fits
+        fitting = frozenset(filter(fits, STANDARD_PACK))
+        super().__init__(dict.fromkeys(STANDARD_PACK, ()))
+        self.update({card: _LONE_PLAYS[card] for card in fitting})
+        self.fitting = fitting
         self.together = PlaysTogether(self)
-
-    def __missing__(self, card: str) -> tuple[Action, ...]:
-        # A card that does not fit has no plays alone: ``rank_plays((card,), (False,))``.
-        plays = self[card] = rank_plays((card,), (True,)) if self.fits(card) else ()
-        return plays
 
 
 class PlaysTogether(dict[tuple[str, ...], tuple[Action, ...]]):
@@ -816,7 +853,10 @@ class PlaysTogether(dict[tuple[str, ...], tuple[Action, ...]]):
         self.alone = alone
 
     def __missing__(self, cards: tuple[str, ...]) -> tuple[Action, ...]:
-        fit = tuple(map(bool, map(self.alone.__getitem__, cards)))  # which fit, in C
+        if len(cards) == 1:  # a card alone of its rank (a two or a four beside a pair)
+            plays = self[cards] = self.alone[cards[0]]
+            return plays
+        fit = tuple(map(self.alone.fitting.__contains__, cards))  # which fit, in C
         plays = self[cards] = rank_plays(cards, fit)
         return plays
 

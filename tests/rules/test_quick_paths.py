@@ -19,6 +19,7 @@ import json
 import pickle
 import random
 from collections.abc import Iterable
+from operator import is_
 from typing import Any
 
 import pytest
@@ -468,3 +469,52 @@ def test_announcements_calls_and_pairs_are_the_listed_actions_looked_up() -> Non
         for seat in range(8):
             assert seat_call(kind, seat) is listed({"type": kind, "seat": seat})
     assert _pair_play("2C", "4D") is listed({"type": "play", "cards": ["2C", "4D"]})
+
+
+@pytest.mark.parametrize(
+    ("version", "seats", "options"),
+    [
+        ("dodo/2", 2, {}),
+        ("dodo/2", 4, {}),
+        ("dodo/2", 8, {}),
+        ("dodo/2", 3, {"no_chains": True, "two_packs": True}),
+        ("dodo/1", 4, {}),
+    ],
+)
+def test_the_legal_actions_a_dodo_action_keeps_are_those_worked_out_afresh(
+    version: str, seats: int, options: dict[str, Any]
+) -> None:
+    # A draw that ends on a card alone of its rank, and a two or four laid before a seat
+    # with none to answer, set the legal actions of the position they leave themselves.
+    from games.rules import VERSIONS
+
+    ruleset = VERSIONS[version]
+    for number in range(4):
+        chance = SeededChance(bytes([number, seats, 11]) * 16)
+        policy = random.Random(number)
+        state, _ = ruleset.new_game(seats, options, chance)
+        while not state.is_over:
+            seat = state.to_act[0]
+            state.apply(seat, policy.choice(state.legal_actions(seat)), chance)
+            kept = dict(state._legal_by_seat)
+            state._legal_by_seat.clear()
+            for other, legal in kept.items():
+                assert legal == state._find_legal(other)
+                assert all(map(is_, legal, state._find_legal(other)))
+
+
+def test_a_situation_s_plays_alone_are_each_card_s_worked_out_one_by_one() -> None:
+    # ``PlaysAlone`` is made whole from the cards that fit, and ``PlaysTogether`` takes a
+    # card alone of its rank from it; the plain way is each card's ``rank_plays``.
+    from games.rules.base import STANDARD_PACK
+
+    for seats in (4, 8):
+        for state in seeded_positions("dodo", seats, 3):
+            alone = state._plays_alone()
+            fits = state._fitting()
+            assert dict(alone) == {
+                card: rank_plays((card,), (True,)) if fits(card) else () for card in STANDARD_PACK
+            }
+            assert alone.fitting == {card for card in STANDARD_PACK if state.fits(card)}
+            for card in state.hands[state.to_act[0]]:  # a card alone of its rank, together
+                assert alone.together[card,] == rank_plays((card,), (fits(card),))
