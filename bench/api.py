@@ -1,9 +1,11 @@
 """Moves over real HTTP against the production shape, side by side with pgbench.
 
-    python bench/api.py [--tables 2,16,64] [--seconds 20] [--web-workers 4] [--no-pgbench]
+    python bench/api.py [--tables 2,16,64] [--seconds 20] [--web-workers N] [--no-pgbench]
 
 Starts what ``docs/deploy.md`` runs, from this tree with ``FAIRDEAL_ENV=production``:
-gunicorn (``--web-workers`` sync workers) on ``config.wsgi``, one Celery worker
+gunicorn (``--web-workers`` sync workers: by default as many as the cores, as
+``docs/deploy.md`` runs them where PostgreSQL shares the machine, as it does
+here) on ``config.wsgi``, one Celery worker
 and beat, on PostgreSQL (``DATABASE_URL``, default
 ``postgres://postgres@127.0.0.1:5432/fairdeal_bench_api``, created if missing,
 migrated and emptied) and Redis (``--redis``, database 12 by default, emptied
@@ -459,7 +461,12 @@ def main() -> None:
         "--tables", type=lambda text: [int(n) for n in text.split(",")], default=[2, 16, 64]
     )
     parser.add_argument("--seconds", type=float, default=20.0, help="play time per N")
-    parser.add_argument("--web-workers", type=int, default=4, help="gunicorn workers")
+    parser.add_argument(
+        "--web-workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="gunicorn workers (default: the cores, PostgreSQL sharing the machine)",
+    )
     parser.add_argument(
         "--threads", type=int, default=1, help="threads per gunicorn worker (above 1: gthread)"
     )
