@@ -100,8 +100,8 @@ class MessageMiddleware(DjangoMessageMiddleware):
     """Django's messages, their storage made when a view or a page first reads or adds one.
 
     Django makes the storage for every request (a cookie's and the session's, a signer
-    for the cookie): 4 % of a table's GET by callgrind, for an API that never shows a
-    message. A storage never made was never read nor added to: Django's would store
+    for the cookie), for an API that never shows a message: made only when asked, a
+    table's GET takes 1.5 % fewer instructions (callgrind). A storage never made was never read nor added to: Django's would store
     nothing for it either.
     """
 
