@@ -10,11 +10,11 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from redis.exceptions import RedisError
 from rest_framework import exceptions, status
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from config.parsers import WORDED
+from config.renderers import JSONRenderer
 from games.rules import IllegalAction, RulesError
 
 logger = logging.getLogger(__name__)

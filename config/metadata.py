@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rest_framework.metadata import SimpleMetadata
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
+
+from config.renderers import JSONRenderer
 
 if TYPE_CHECKING:  # DRF's views import this module through their settings
     from rest_framework.views import APIView

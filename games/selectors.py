@@ -6,7 +6,6 @@ which asks the engine for the caller's view. The raw state never leaves here.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from rest_framework.authtoken.models import Token
 
 from accounts.authentication import token_columns_sql
 from config.errors import ServiceError
+from config.json_codec import loads
 from fairplay.models import Contribution
 from fairplay.services import contributions_of, receipt_view
 from games.models import Move, Seat, Table
@@ -492,7 +492,7 @@ _SEAT_TABLE = Seat._meta.get_field("table")
 def _table_from_row(row: Sequence[Any]) -> Table:
     fields = Table._meta.concrete_fields
     values = [
-        json.loads(value) if isinstance(field, models.JSONField) and value is not None else value
+        loads(value) if isinstance(field, models.JSONField) and value is not None else value
         for field, value in zip(fields, row, strict=False)
     ]
     alias = DEFAULT_DB_ALIAS  # the only database (django.db.connection's, looked up less)

@@ -15,7 +15,6 @@ from rest_framework import status
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.permissions import AllowAny, IsAuthenticated
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
@@ -24,6 +23,7 @@ from rest_framework.views import APIView
 from accounts.authentication import token_key, token_owner
 from config.negotiation import PLAIN_ACCEPT
 from config.parsers import StrictJSONParser
+from config.renderers import JSONRenderer
 from games import health, selectors, services
 from games.models import BotLevel, Table
 from games.rules import RULESETS, find_ruleset

@@ -23,11 +23,13 @@ time) each is run in turn: the same rows, more round trips.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections, models
+
+from config.json_codec import dumps_text
 
 
 class Writes:
@@ -44,7 +46,7 @@ class Writes:
         """Insert ``instance`` (its ``auto_now_add`` fields set now; its id is not read back)."""
         connection = db()
         sql, fields = _insert_sql(type(instance), connection.vendor)
-        params = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
+        params = [_prep(f)(f.pre_save(instance, True), connection) for f in fields]
         self.statements.append((sql, params))
         self.inserted.append(instance)
 
@@ -53,7 +55,7 @@ class Writes:
         ``save(update_fields=fields)`` would."""
         connection = db()
         sql, columns = _update_sql(type(instance), tuple(fields), connection.vendor)
-        params = [f.get_db_prep_save(f.pre_save(instance, False), connection) for f in columns]
+        params = [_prep(f)(f.pre_save(instance, False), connection) for f in columns]
         self.statements.append((sql, [*params, instance.pk]))
 
     def update_each(
@@ -81,11 +83,7 @@ class Writes:
         params: list[Any] = []
         for instance in rows:
             for field in columns:
-                value = getattr(instance, field.attname)
-                if isinstance(field, models.JSONField):  # jsonb from its text, as JSONField does
-                    params.append(None if value is None else json.dumps(value, cls=field.encoder))
-                else:
-                    params.append(field.get_db_prep_save(value, connection))
+                params.append(_prep(field)(getattr(instance, field.attname), connection))
         names = [f'"{field.column}"' for field in columns]
         sets = ", ".join(f"{name} = d.{name}" for name in names[1:])
         sql = (
@@ -110,6 +108,23 @@ class Writes:
         for instance in self.inserted:  # as a save leaves it, but for the id it never read
             instance._state.adding, instance._state.db = False, connection.alias
         self.inserted = []
+
+
+@cache
+def _prep(field: models.Field) -> Callable[[Any, Any], Any]:
+    """How a value of ``field`` is written: ``get_db_prep_save``, but a ``JSONField``'s as
+    ``jsonb`` text written by ``config.json_codec`` (by its own encoder, if it has one),
+    where Django's adapter writes it with the standard library's encoder."""
+    if not isinstance(field, models.JSONField):
+        return field.get_db_prep_save
+    encoder = field.encoder
+
+    def prep(value: Any, connection: Any) -> Any:
+        if value is None:  # SQL NULL, as Django writes a None
+            return None
+        return dumps_text(value) if encoder is None else json.dumps(value, cls=encoder)
+
+    return prep
 
 
 def sends_together() -> bool:

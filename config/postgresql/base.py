@@ -45,6 +45,9 @@ from django.conf import settings
 from django.db.backends.postgresql import base
 from psycopg import adapters, pq
 from psycopg.adapt import AdaptersMap, Loader
+from psycopg.types.json import _JsonLoader
+
+from config.json_codec import loads
 
 _PLACEHOLDER = re.compile(r"%s")
 # What is prepared: the hot paths' statements, a few dozen shapes. A statement of many
@@ -159,11 +162,22 @@ class DatabaseWrapper(base.DatabaseWrapper):
         return not poll.poll(0)
 
 
+class JsonLoader(_JsonLoader):
+    """A ``json`` value (the aggregates of a table's read) decoded by ``config.json_codec``.
+
+    ``jsonb`` stays Django's: text, which ``JSONField`` decodes itself.
+    """
+
+    _loads = staticmethod(loads)
+
+
 @lru_cache
 def _in_utc(template: AdaptersMap) -> AdaptersMap:
-    """Django's adapters for a connection, timestamptz read by :class:`UTCTimestamptzLoader`."""
+    """Django's adapters for a connection, timestamptz read by :class:`UTCTimestamptzLoader`
+    and json by :class:`JsonLoader`."""
     context = AdaptersMap(template)
     context.register_loader("timestamptz", UTCTimestamptzLoader)
+    context.register_loader("json", JsonLoader)
     return context
 
 
