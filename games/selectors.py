@@ -7,6 +7,7 @@ which asks the engine for the caller's view. The raw state never leaves here.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -78,27 +79,57 @@ def host_name(table: Table) -> str:
 
 def seat_names(table: Table) -> Callable[[int], str]:
     """How the text forms call each seat: its player's name, "a bot", or "seat 2" while empty."""
-    names = {seat.number: seat.name for seat in table.seats.all()}
+    return _names({seat.number: seat.name for seat in table.seats.all()})
+
+
+def _names(names: dict[int, str | None]) -> Callable[[int], str]:
     return lambda number: names.get(number) or seat_name(number)
 
 
 def recent_events(table: Table, seat: int | None, ruleset: Ruleset) -> list[dict]:
-    """The last moves as ``seat`` may see them, each event also in the game's own words."""
-    names = seat_names(table)
+    """The last moves as ``seat`` may see them, each event also in the game's own words.
+
+    Each move is shown in the dozen views after it (:data:`RECENT_MOVES`), and wording
+    its events was a seventh of a move's work (callgrind): what a seat sees of a move is
+    kept (:data:`_SHOWN`) and shown again as it was worded.
+    """
+    called = [(each.number, each.name) for each in table.seats.all()]
+    names = _names(dict(called))
+    # What a move's entry depends on: the move (a table's move of a number, as it was
+    # made: never changed once written), the seat that looks, and what each seat is called.
+    looking = (table.pk, seat, table.game, table.ruleset_version, *called)
     recent = []
     for move in table.shown_moves:
-        # As ``seat`` may see each: public, plus its own private part; never a chance outcome.
-        events = [Event.from_json(event).for_seat(seat) for event in move.events]
-        recent.append(
-            {
+        key = (move.seq, move.created_at, looking)
+        shown = _SHOWN.get(key)
+        if shown is None:
+            # As ``seat`` may see each: public, plus its own private part; never a chance outcome.
+            events = [Event.from_json(event).for_seat(seat) for event in move.events]
+            shown = {
                 "seq": move.seq,
                 "seat": move.seat,
                 "at": iso(move.created_at),
                 "events": events,
                 "text": [ruleset.event_text(event, names) for event in events],
             }
-        )
+            _keep(key, shown)
+        recent.append(dict(shown))  # its own entry; the events and words shared, never changed
     return recent
+
+
+# The moves' entries of the views lately made by this process, by what each depends on,
+# oldest first: enough for the moves shown at a few hundred tables, seat by seat.
+_SHOWN: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+SHOWN_KEPT = 8192
+
+
+def _keep(key: tuple[Any, ...], shown: dict[str, Any]) -> None:
+    _SHOWN[key] = shown
+    while len(_SHOWN) > SHOWN_KEPT:
+        try:
+            _SHOWN.popitem(last=False)
+        except KeyError:  # another thread emptied it meanwhile
+            break
 
 
 def _bot_fill(table: Table) -> dict[str, Any] | None:

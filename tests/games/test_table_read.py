@@ -135,3 +135,48 @@ def test_a_tables_seats_read_with_it_answer_without_a_query_and_query_only_its_o
             assert second[0].table is found  # as Django's related manager leaves it
         assert found.seats.exclude(user=alice).get().user_id == bob.pk
         assert found.seats.filter(user=carol).count() == 0
+
+
+def fresh_recent(table_id: int, viewer: Any) -> list[dict]:
+    """The view's last moves worded afresh, nothing kept from an earlier view."""
+    selectors._SHOWN.clear()
+    return selectors.table_view(selectors.table_for_view(table_id), viewer)["recent"]
+
+
+def test_the_last_moves_kept_between_views_are_what_wording_them_afresh_gives() -> None:
+    players = make_users("alice", "bob", "carol")
+    table = started_table(*players, seed=b"kept")
+    viewers = [*players, AnonymousUser()]
+    for _ in range(20):
+        table.refresh_from_db()
+        seat = table.to_act[0]
+        action = services.load_state(table).legal_actions(seat)[0]
+        services.move_apply(
+            table_id=table.pk, user=players[seat], version=table.version, action=action
+        )
+        # Each viewer's view after every other's (so that what one seat was shown is
+        # kept when the next looks): the same as worded afresh for each, alone, so each
+        # seat's entries hold its own private parts and nobody else's.
+        kept = [
+            selectors.table_view(selectors.table_for_view(table.pk), v)["recent"] for v in viewers
+        ]
+        assert selectors._SHOWN  # something was kept
+        assert kept == [fresh_recent(table.pk, viewer) for viewer in viewers]
+    assert kept[0] != kept[1] != kept[3]  # what each seat sees differs: each has its own
+
+
+def test_a_kept_entry_is_the_views_own_and_follows_a_seats_new_name() -> None:
+    players = make_users("alice", "bob")
+    table = started_table(*players, seed=b"renamed")
+    first = selectors.table_view(selectors.table_for_view(table.pk), players[0])["recent"]
+    first[0]["text"] = ["changed by a caller"]
+    first[0]["seq"] = -1
+    again = selectors.table_view(selectors.table_for_view(table.pk), players[0])["recent"]
+    assert again == fresh_recent(table.pk, players[0])
+    assert again[0]["seq"] == 0
+
+    players[0].username = "alicia"
+    players[0].save()
+    renamed = selectors.table_view(selectors.table_for_view(table.pk), players[0])["recent"]
+    assert renamed == fresh_recent(table.pk, players[0])
+    assert "alicia" in " ".join(renamed[0]["text"]) and "alice " not in " ".join(renamed[0]["text"])
