@@ -28,7 +28,7 @@ from config.json_codec import loads
 from fairplay.models import Contribution
 from fairplay.services import contributions_of, receipt_view
 from games.models import Move, Seat, Table
-from games.rules import Event, Ruleset, find_ruleset
+from games.rules import Event, GameState, Ruleset, find_ruleset
 from games.rules.words import seat_name
 from games.writes import db, execute_together, sends_together
 
@@ -186,7 +186,7 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
             data["you"] = {"seat": seat, "hand": []}
         return data
     ruleset = find_ruleset(table.game, table.ruleset_version)
-    state = ruleset.load(table.state)
+    state = _kept_state(table) or ruleset.load(table.state)
     view = state.view(seat)
     data["seats"] = _seats(table, view.pop("card_counts"), view.pop("totals"))
     data["you"] = view.pop("you", None)
@@ -195,6 +195,18 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         data["legal_actions"] = state.legal_actions(seat)
     data["recent"] = recent_events(table, seat, ruleset)
     return data
+
+
+def keep_state(table: Table, state: GameState) -> None:
+    """Note that ``table.state`` was saved from ``state``, for its view to be made from it:
+    a move's answer loaded again the state it had just saved, a twentieth of a move."""
+    table._kept_state = table.state, state  # type: ignore[attr-defined]
+
+
+def _kept_state(table: Table) -> GameState | None:
+    """The state :func:`keep_state` noted, if ``table.state`` is still what it saved."""
+    kept = getattr(table, "_kept_state", None)
+    return kept[1] if kept is not None and kept[0] is table.state else None
 
 
 def with_seats(tables: QuerySet[Table]) -> QuerySet[Table]:

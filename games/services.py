@@ -170,6 +170,7 @@ def _derive(
     asks for (beside the mail), for the caller to write.
     """
     table.state = state.to_json()
+    selectors.keep_state(table, state)
     owing = set() if state.is_over else set(state.to_act)
     already = set(table.to_act) - ({acted} if acted is not None else set())
     table.to_act = sorted(owing)

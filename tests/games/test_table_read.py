@@ -180,3 +180,21 @@ def test_a_kept_entry_is_the_views_own_and_follows_a_seats_new_name() -> None:
     renamed = selectors.table_view(selectors.table_for_view(table.pk), players[0])["recent"]
     assert renamed == fresh_recent(table.pk, players[0])
     assert "alicia" in " ".join(renamed[0]["text"]) and "alice " not in " ".join(renamed[0]["text"])
+
+
+def test_a_written_tables_view_is_made_from_the_state_it_saved_while_that_is_its_state() -> None:
+    players = make_users("alice", "bob")
+    table = started_table(*players, seed=b"kept state")
+    seat = table.to_act[0]
+    action = services.load_state(table).legal_actions(seat)[0]
+    written = services.move_apply(
+        table_id=table.pk, user=players[seat], version=table.version, action=action
+    )
+    kept = selectors._kept_state(written)
+    assert kept is not None and kept.to_json() == written.state
+    # Whatever replaces the saved state is what the view shows.
+    written.state = services.load_state(table).to_json()  # the state before the move
+    assert selectors._kept_state(written) is None
+    assert selectors.table_view(written, players[seat])["legal_actions"] == (
+        services.load_state(table).legal_actions(seat)
+    )
