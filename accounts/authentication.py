@@ -37,6 +37,8 @@ from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed
 
+from config.orm import from_db
+
 logger = logging.getLogger(__name__)
 
 _KEY = re.compile(r"[0-9a-f]{40}")
@@ -48,9 +50,11 @@ def _cache_key(key: str) -> str:
 
 
 @functools.cache
-def _user_fields() -> list[str]:
+def _user_fields() -> tuple[str, ...]:
     """The user's columns that are cached: all but the password hash."""
-    return [f.attname for f in get_user_model()._meta.concrete_fields if f.attname != "password"]
+    return tuple(
+        f.attname for f in get_user_model()._meta.concrete_fields if f.attname != "password"
+    )
 
 
 def forget_tokens(*keys: str) -> None:
@@ -76,12 +80,15 @@ def _checked(key: str) -> str:
     return key
 
 
+_TOKEN_FIELDS = ("key", "user_id", "created")
+
+
 def _from_columns(key: str, user_values: Sequence[Any], created: Any) -> tuple[Any, Token]:
     """The user and the token, as a lookup of the token would make them (password deferred)."""
-    user = get_user_model().from_db(DEFAULT_DB_ALIAS, _user_fields(), user_values)
+    user = from_db(get_user_model(), DEFAULT_DB_ALIAS, _user_fields(), user_values)
     if not user.is_active:
         raise AuthenticationFailed("User inactive or deleted.")
-    token = Token.from_db(DEFAULT_DB_ALIAS, ["key", "user_id", "created"], [key, user.pk, created])
+    token = from_db(Token, DEFAULT_DB_ALIAS, _TOKEN_FIELDS, [key, user.pk, created])
     token.user = user
     return user, token
 

@@ -25,6 +25,7 @@ from rest_framework.authtoken.models import Token
 from accounts.authentication import token_columns_sql
 from config.errors import ServiceError
 from config.json_codec import loads
+from config.orm import from_db
 from fairplay.models import Contribution
 from fairplay.services import contributions_of, receipt_view
 from games.models import Move, Seat, Table
@@ -530,6 +531,8 @@ def _table_in_one_statement(table_id: int, *, lock: bool) -> Table | None:
 
 
 _SEAT_TABLE = Seat._meta.get_field("table")
+_TABLE_ATTNAMES = [field.attname for field in Table._meta.concrete_fields]
+_SEAT_ATTNAMES = [field.attname for field in Seat._meta.concrete_fields]
 
 
 def _table_from_row(row: Sequence[Any]) -> Table:
@@ -539,7 +542,7 @@ def _table_from_row(row: Sequence[Any]) -> Table:
         for field, value in zip(fields, row, strict=False)
     ]
     alias = DEFAULT_DB_ALIAS  # the only database (django.db.connection's, looked up less)
-    table = Table.from_db(alias, [field.attname for field in fields], values)
+    table = from_db(Table, alias, _TABLE_ATTNAMES, values)
     seats_rows, moves_rows, receipts_rows = row[len(fields) :]
     User = get_user_model()
     # As the ORM makes them (positionally, nothing computed for a default), the player's
@@ -549,11 +552,11 @@ def _table_from_row(row: Sequence[Any]) -> Table:
     for seat_id, number, user_id, username, is_bot, level, joined_at, deadline_at in (
         seats_rows or ()
     ):
-        seat = Seat.from_db(alias, None, [seat_id, table.pk, number, user_id, is_bot, level,
-                                          _moment(joined_at), _moment(deadline_at)])  # fmt: skip
+        seat = from_db(Seat, alias, _SEAT_ATTNAMES, [seat_id, table.pk, number, user_id, is_bot,
+                                                      level, _moment(joined_at), _moment(deadline_at)])  # fmt: skip
         seat.table = table
         if user_id is not None:
-            seat.user = User.from_db(alias, user_fields, [user_id, username])
+            seat.user = from_db(User, alias, user_fields, [user_id, username])
         seats.append(seat)
     # As Django's own prefetch leaves them: ``table.seats.all()`` answers from these, and
     # a query made from it (``table.seats.filter(...)``) is of this table's seats. Its
