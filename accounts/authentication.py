@@ -124,8 +124,16 @@ def token_key(request: Any) -> str | None:
     """The key of the request's ``Authorization: Token <key>`` header, the header and the key
     checked as :class:`StrictTokenAuthentication` checks them (with the same refusals), not
     yet looked up; None when the request names no token."""
-    found = _HeaderOnly().authenticate(request)
+    header = request.META.get("HTTP_AUTHORIZATION")
+    if isinstance(header, str) and _USUAL_HEADER.fullmatch(header):
+        return header[6:]  # the usual header: DRF's steps would find this key, and no fault
+    found = _HeaderOnly().authenticate(request)  # DRF's steps, with their refusals
     return None if found is None else found[0]
+
+
+# The header nearly every request with a token sends. DRF reads it from ``request.headers``,
+# which is made from all of the request's headers: a thirtieth of a table's GET (cProfile).
+_USUAL_HEADER = re.compile(r"Token [0-9a-f]{40}")
 
 
 def token_columns_sql(key_placeholder: str = "%s") -> tuple[str, str]:

@@ -26,7 +26,9 @@ def from_db(
     instance's attributes. A model that anything listens to ``pre_init`` or
     ``post_init`` of is made by Django's ``from_db``, which sends them.
     """
-    if signals.pre_init.has_listeners(model) or signals.post_init.has_listeners(model):
+    if (signals.pre_init.receivers or signals.post_init.receivers) and (
+        signals.pre_init.has_listeners(model) or signals.post_init.has_listeners(model)
+    ):  # nothing listens to either for any model, usually: asking by model cost more
         return model.from_db(alias, list(attnames), values)  # type: ignore[return-value]
     instance = _new(model)
     state = instance._state = ModelState()
