@@ -1,9 +1,9 @@
 """JSON read and written by orjson where it gives what the standard library would.
 
-A move reads the table's state, seats and recent moves from JSON and answers with
-the table's view, twice a move (the GET, then the move's answer): the standard
-library's decoder and DRF's encoder were a tenth of the web process's instructions
-a move (callgrind, ``docs/speed.md``), orjson a fifth of that.
+A move reads the table's state, seats and recent moves from JSON, writes its state
+and events as JSON and answers with the table's view, twice a move (the GET, then
+the move's answer): orjson in the standard library's and DRF's place took 13 % off
+the web process's instructions a move (callgrind, ``docs/speed.md``).
 
 Written: orjson refuses what the standard library takes and a value may hold (an
 integer past 64 bits, a key that is not a string, a type it does not know: a lazy

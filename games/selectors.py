@@ -91,8 +91,8 @@ def recent_events(table: Table, seat: int | None, ruleset: Ruleset) -> list[dict
     """The last moves as ``seat`` may see them, each event also in the game's own words.
 
     Each move is shown in the dozen views after it (:data:`RECENT_MOVES`), and wording
-    its events was a seventh of a move's work (callgrind): what a seat sees of a move is
-    kept (:data:`_SHOWN`) and shown again as it was worded.
+    its events again each time was a tenth of a move's instructions (callgrind): what a
+    seat sees of a move is kept (:data:`_SHOWN`) and shown again as it was worded.
     """
     called = [(each.number, each.name) for each in table.seats.all()]
     names = _names(dict(called))
@@ -200,7 +200,7 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
 
 def keep_state(table: Table, state: GameState) -> None:
     """Note that ``table.state`` was saved from ``state``, for its view to be made from it:
-    a move's answer loaded again the state it had just saved, a twentieth of a move."""
+    a move's answer loaded again the state it had just saved (2 % of a move's instructions)."""
     table._kept_state = table.state, state  # type: ignore[attr-defined]
 
 
