@@ -501,8 +501,13 @@ class DodoState(EightsState):
 
     def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
         kind = action["type"]
-        if kind == "play":  # most actions: tested first
+        if kind == "play":  # most actions: tested first, then draws
             events = self._lay(seat, action, chance)
+        elif kind == "draw":
+            if self.chain:
+                events = self._take_chain(seat, chance)
+            else:
+                events = self._draw_until_fit(seat, chance)
         elif kind == "catch":
             events = self._catch(seat, action["seat"], chance)
         elif kind == "last_card":
@@ -511,10 +516,6 @@ class DodoState(EightsState):
             events = [Event({"type": "last_card", "seat": seat})]
         elif kind == "swap":
             events = self._swap(seat, action["seat"])
-        elif kind == "draw" and self.chain:
-            events = self._take_chain(seat, chance)
-        elif kind == "draw":
-            events = self._draw_until_fit(seat, chance)
         else:
             events = self._pass(seat, chance)
         if (
@@ -537,7 +538,7 @@ class DodoState(EightsState):
         called = self.called_suit = action["suit"] if last[0] == EIGHT else None
         if called is not None:
             public["suit"] = called
-        announce = bool(action.get("announce"))
+        announce = "announce" in action  # listed only as true
         if announce:
             public["announce"] = True
         self.drawn = None
@@ -1055,14 +1056,17 @@ def rank_plays(cards: tuple[str, ...], fit: tuple[bool, ...]) -> tuple[Action, .
         if orders is None:
             orders = _SHAPE_ORDERS[eights, places, fit] = shape_orders(eights, places, fit)
         laid = [ListedCards(map(cards.__getitem__, order)) for order in orders]
+        # Each tuple from a list made first: quicker than from a generator, step by step.
         if eights:  # the suit named is what shows: each order once a suit, its cards shared
             plays = tuple(
-                ListedAction({"type": "play", "cards": each, "suit": suit})
-                for each in laid
-                for suit in SUITS
+                [
+                    ListedAction({"type": "play", "cards": each, "suit": suit})
+                    for each in laid
+                    for suit in SUITS
+                ]
             )
         else:
-            plays = tuple(ListedAction({"type": "play", "cards": each}) for each in laid)
+            plays = tuple([ListedAction({"type": "play", "cards": each}) for each in laid])
         _RANK_PLAYS[cards, fit] = plays
     return plays
 
@@ -1079,11 +1083,14 @@ def shape_orders(
     if not any(fit):  # nothing of this rank may be laid first
         return []
     fits = dict(zip(places, fit, strict=True)).__getitem__
-    return [
-        tuple(order)
-        for laid in sub_multisets(list(places))
-        for order in _orders(eights, laid, fits)
-    ]
+    selections = _SELECTIONS.get(places)
+    if selections is None:  # the same places come with other cards that fit, or eights
+        selections = _SELECTIONS[places] = sub_multisets(list(places))
+    return [tuple(order) for laid in selections for order in _orders(eights, laid, fits)]
+
+
+# ``sub_multisets`` of the places of ``shape_orders``, made once for each.
+_SELECTIONS: dict[tuple[int, ...], list[list[int]]] = {}
 
 
 def _orders(eights: bool, laid: list[T], fits: Callable[[T], bool]) -> list[list[T]]:
