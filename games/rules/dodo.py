@@ -67,7 +67,7 @@ each of the two: the cards it received), ``catch`` and ``last_card``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from itertools import product
 from operator import itemgetter
 from typing import Any, ClassVar, TypeVar
@@ -115,6 +115,9 @@ T = TypeVar("T")
 BLACK_QUEENS = frozenset({"QS", "QC"})
 _LAID = itemgetter("cards")  # the cards a play lays
 _OF_RANK = {rank: frozenset(rank + suit for suit in SUITS) for rank in RANKS}  # a rank's cards
+_OF_SUIT = {suit: frozenset(rank + suit for rank in RANKS) for suit in SUITS}  # a suit's cards
+_CHAIN_ANSWERS = _OF_RANK["2"] | _OF_RANK["4"]
+_CHAIN_SITUATION = ("chain",)  # see ``DodoState._plays_alone``
 CHAIN_VALUES = {"2": 2, "4": 4}
 _ACTING_RANKS = frozenset("24AJQ")  # the ranks whose cards do more than pass the turn on
 # Where each card sits in a hand as people hold it (by suit, then rank).
@@ -248,7 +251,7 @@ class DodoState(EightsState):
         return self._fitting()(card)
 
     def _fitting(self) -> Callable[[str], bool]:
-        """``fits``, with what it depends on looked up once (``_plays_alone`` remembers it)."""
+        """``fits``, with what it depends on looked up once (the plain form of ``_fitting_cards``)."""
         if self.chain:
             return lambda card: card[0] in CHAIN_VALUES  # any two or four answers a chain
         drawn = self.drawn
@@ -272,33 +275,67 @@ class DodoState(EightsState):
 
     def _hand_plays(self, seat: int) -> tuple[list[Action], int]:
         """``_plays``, and the most cards a play of them may lay (at least what the most lays)."""
-        # A hand's plays are each rank's, in hand order of the rank's first card, then
-        # those of a two and a four. Only a rank with a card that fits (a card with plays
-        # alone) has plays, so only such ranks' cards are gathered, in C (``filter``):
-        # the usual hand has one card that fits, alone of its rank.
+        # The cards that fit are found by one intersection of sets (a C loop with no call
+        # a card), each once: the usual hand has one card that fits, alone of its rank.
+        # ``_turn_actions`` writes this out.
         alone = self._plays_alone()
         hand = self.hands[seat]
-        fitting = list(filter(alone.__getitem__, hand))
-        if not fitting:
+        fit = alone.fitting.intersection(hand)
+        if not fit:
             return [], 0
-        # The hand's cards written together: a card is two letters, its rank then its suit
-        # (C, D, H or S: never a rank), so a rank's letter counts the hand's cards of it.
         held = "".join(hand)
-        if len(fitting) == 1:
-            card = fitting[0]
+        if len(fit) == 1:
+            (card,) = fit
             rank = card[0]
             if held.count(rank) == 1 and not (rank in CHAIN_VALUES and self._pairs(held)):
                 return list(alone[card]), 1  # the usual hand: one card fits, alone of its rank
-        fitting_ranks = "".join(fitting)[::2]
+        return self._more_plays(alone, hand, held, fit)
+
+    def _more_plays(
+        self, alone: PlaysAlone, hand: list[str], held: str, fit: frozenset[str]
+    ) -> tuple[list[Action], int]:
+        """``_hand_plays`` where more than one card fits, or one with others of its rank
+        (or a two or a four that may pair): ``grouped_plays``, quicker.
+
+        ``held`` is the hand's cards written together: a card is two letters, its rank
+        then its suit (C, D, H or S: never a rank), so a rank's letter counts the hand's
+        cards of it. ``fit`` is the hand's cards that fit, each once.
+        """
+        fitting_ranks = "".join(fit)[::2]  # in no order: the ranks are ordered below
         # "Lay two of them together to add both": a two and a four, either first, where
         # one that fits goes first.
         pairs = ("2" in fitting_ranks or "4" in fitting_ranks) and self._pairs(held)
-        if not pairs and max(map(held.count, fitting_ranks)) == 1:
+        if pairs:
+            fitting_ranks += "24"
+        most = max(map(held.count, fitting_ranks))
+        if most == 1 and not pairs:
             # Several cards fit, each alone of its rank in the hand: each rank's plays
-            # are its card's alone, the ranks in hand order (``grouped_plays``, quicker).
-            fitting.sort(key=HAND_ORDER.__getitem__)
-            return list(concatenated(map(alone.__getitem__, fitting))), 1
-        return grouped_plays(alone, hand, fitting_ranks + "24" if pairs else fitting_ranks, pairs)
+            # are its card's alone, the ranks in hand order.
+            return list(
+                concatenated(map(alone.__getitem__, sorted(fit, key=HAND_ORDER.__getitem__)))
+            ), 1
+        # The hand's names sorted, written together, put each rank's cards side by side in
+        # hand order (of one rank, the order of their names): a rank's cards are the
+        # letters from where its letter first comes to two past where it last comes. Each
+        # rank's cards, so written, are looked up by how its cards fit now (``GroupPlays``):
+        # the place of their first card in hand order, and their plays; the ranks go in
+        # that order (no two ranks' first cards share a place).
+        names = "".join(sorted(hand))
+        groups = alone.groups
+        placed = [
+            groups[rank][names[names.find(rank) : names.rfind(rank) + 2]]
+            for rank in set(fitting_ranks)
+        ]
+        placed.sort()
+        plays = list(concatenated(map(_SECOND, placed)))
+        if pairs:
+            # A two and a four of the hand, each way round where the first fits.
+            plays += alone.pairs[
+                names[names.find("2") : names.rfind("2") + 2]
+                + names[names.find("4") : names.rfind("4") + 2]
+            ]
+            most = max(most, 2)
+        return plays, most
 
     def _pairs(self, held: str) -> bool:
         """Whether a two and a four in the hand (``held``, its cards written together) may
@@ -313,15 +350,35 @@ class DodoState(EightsState):
     def _plays_alone(self) -> PlaysAlone:
         """Each card's plays laid alone now, none where it does not fit: for each situation, once."""
         if self.chain:
-            situation: tuple[str | None, ...] = ("chain",)
+            situation: tuple[str | None, ...] = _CHAIN_SITUATION
         elif self.drawn is not None:
             situation = ("drawn", self.drawn)
         else:
             situation = ("top", self.pile[-1], self.called_suit)
         table = _PLAYS_ALONE.get(situation)
         if table is None:
-            table = _PLAYS_ALONE[situation] = PlaysAlone(self._fitting())
+            table = _PLAYS_ALONE[situation] = PlaysAlone(*self._fitting_cards())
         return table
+
+    def _fitting_cards(self) -> tuple[frozenset[str], dict[str, str]]:
+        """The pack's cards that fit now (``fits``), from the ranks' and suits' sets (no
+        call a card), and how each rank's cards fit (``GroupPlays``): ``"*"`` all, ``"-"``
+        none, a suit's letter those of that suit, a card's name that card."""
+        if self.chain:
+            return _CHAIN_ANSWERS, {rank: "*" if rank in CHAIN_VALUES else "-" for rank in RANKS}
+        drawn = self.drawn
+        if drawn is not None:
+            return frozenset((drawn,)), {rank: drawn if rank == drawn[0] else "-" for rank in RANKS}
+        top = self.pile[-1]
+        top_rank, top_suit = top[0], top[1]
+        called = self.called_suit
+        if called is not None:
+            fitting = _OF_RANK[EIGHT] | _OF_SUIT[called]
+            return fitting, {rank: "*" if rank == EIGHT else called for rank in RANKS}
+        if top_rank == EIGHT:  # a starter eight, no suit named: anything
+            return frozenset(STANDARD_PACK), dict.fromkeys(RANKS, "*")
+        fitting = _OF_RANK[EIGHT] | _OF_SUIT[top_suit] | _OF_RANK[top_rank]
+        return fitting, {rank: "*" if rank in (EIGHT, top_rank) else top_suit for rank in RANKS}
 
     # -- the contract --------------------------------------------------------
 
@@ -340,8 +397,37 @@ class DodoState(EightsState):
     def _turn_actions(self, seat: int) -> list[Action]:
         if self.swaps:
             return [seat_call("swap", other) for other in range(self.seats) if other != seat]
-        plays, most = self._hand_plays(seat)
-        leaves_one = len(self.hands[seat]) - 1  # the cards a play that leaves one lays
+        # ``_hand_plays`` and ``_plays_alone``, written out: a bench or a bot asks for the
+        # legal actions before every action, and most hands end here.
+        chain = self.chain
+        if chain:
+            situation: tuple[str | None, ...] = _CHAIN_SITUATION
+        elif self.drawn is not None:
+            situation = ("drawn", self.drawn)
+        else:
+            situation = ("top", self.pile[-1], self.called_suit)
+        alone = _PLAYS_ALONE.get(situation)
+        if alone is None:
+            alone = self._plays_alone()
+        hand = self.hands[seat]
+        fit = alone.fitting.intersection(hand)
+        if not fit:  # nothing fits: draw (the chain, or until a card fits), else pass
+            if chain or self.stock or len(self.pile) > 1:  # ``can_draw``
+                return [DRAW_ACTION]
+            return [PASS_ACTION]
+        held = "".join(hand)
+        if len(fit) == 1:
+            (card,) = fit
+            rank = card[0]
+            if held.count(rank) == 1 and not (rank in CHAIN_VALUES and self._pairs(held)):
+                # The usual hand: one card fits, alone of its rank; each play lays it alone,
+                # so with two cards in hand each is listed again, announcing the last card.
+                lone: Sequence[Action] = alone[card]
+                if len(hand) == 2:
+                    lone = [each for play in lone for each in (play, announcing(play))]
+                return [*lone, DRAW_ACTION] if chain else list(lone)
+        plays, most = self._more_plays(alone, hand, held, fit)
+        leaves_one = len(hand) - 1  # the cards a play that leaves one lays
         # Whether any play leaves one card, asked in C (``map``) before any step in Python.
         if 0 < leaves_one <= most and leaves_one in map(len, map(_LAID, plays)):
             plays = [
@@ -352,11 +438,9 @@ class DodoState(EightsState):
                     (play, announcing(play)) if len(play["cards"]) == leaves_one else (play,)
                 )
             ]
-        if self.chain:
-            return [*plays, DRAW_ACTION]
-        if plays:
-            return plays
-        return [DRAW_ACTION] if self.stock or len(self.pile) > 1 else [PASS_ACTION]  # ``can_draw``
+        if chain:
+            plays.append(DRAW_ACTION)
+        return plays
 
     def explain_illegal(self, seat: int, action: Action) -> Refusal:
         kind = action["type"]
@@ -417,8 +501,13 @@ class DodoState(EightsState):
 
     def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
         kind = action["type"]
-        if kind == "play":  # most actions: tested first
+        if kind == "play":  # most actions: tested first, then draws
             events = self._lay(seat, action, chance)
+        elif kind == "draw":
+            if self.chain:
+                events = self._take_chain(seat, chance)
+            else:
+                events = self._draw_until_fit(seat, chance)
         elif kind == "catch":
             events = self._catch(seat, action["seat"], chance)
         elif kind == "last_card":
@@ -427,10 +516,6 @@ class DodoState(EightsState):
             events = [Event({"type": "last_card", "seat": seat})]
         elif kind == "swap":
             events = self._swap(seat, action["seat"])
-        elif kind == "draw" and self.chain:
-            events = self._take_chain(seat, chance)
-        elif kind == "draw":
-            events = self._draw_until_fit(seat, chance)
         else:
             events = self._pass(seat, chance)
         if (
@@ -453,7 +538,7 @@ class DodoState(EightsState):
         called = self.called_suit = action["suit"] if last[0] == EIGHT else None
         if called is not None:
             public["suit"] = called
-        announce = bool(action.get("announce"))
+        announce = "announce" in action  # listed only as true
         if announce:
             public["announce"] = True
         self.drawn = None
@@ -556,9 +641,10 @@ class DodoState(EightsState):
         return [
             Event(
                 {"type": "swap", "seat": seat, "with": other},
+                # ``sort_hand``, by looking up each card's place: no call into Python a card.
                 private={
-                    seat: {"received": sort_hand(taken)},
-                    other: {"received": sort_hand(given)},
+                    seat: {"received": sorted(taken, key=HAND_ORDER.__getitem__)},
+                    other: {"received": sorted(given, key=HAND_ORDER.__getitem__)},
                 },
             ),
             *events,
@@ -821,6 +907,7 @@ class _LonePlays(dict[str, tuple[Action, ...]]):
 
 
 _LONE_PLAYS = _LonePlays()
+_NO_PLAYS: dict[str, tuple[Action, ...]] = dict.fromkeys(STANDARD_PACK, ())
 
 
 class PlaysAlone(dict[str, tuple[Action, ...]]):
@@ -828,17 +915,20 @@ class PlaysAlone(dict[str, tuple[Action, ...]]):
 
     None where the card does not fit (``rank_plays((card,), (False,))``); where it
     fits, its plays alone, the same in every situation (``_LONE_PLAYS``). ``fitting``
-    is the pack's cards that fit, ``fits`` remembered; the table is made whole from it
-    at once. ``together`` holds the plays of several cards of one rank in this
-    situation, by the cards.
+    is the pack's cards that fit (``DodoState._fitting_cards``); the table is made
+    whole from it at once. ``together`` holds the plays of several cards of one rank in this
+    situation, by the cards (``grouped_plays``, the plain way); ``groups`` (by rank) and
+    ``pairs``, the tables of the quick way, shared with every situation where those
+    ranks' cards fit alike.
     """
 
-    def __init__(self, fits: Callable[[str], bool]) -> None:
-        fitting = frozenset(filter(fits, STANDARD_PACK))
-        super().__init__(dict.fromkeys(STANDARD_PACK, ()))
-        self.update({card: _LONE_PLAYS[card] for card in fitting})
+    def __init__(self, fitting: frozenset[str], fit_by_rank: dict[str, str]) -> None:
+        super().__init__(_NO_PLAYS)
+        self.update(zip(fitting, map(_LONE_PLAYS.__getitem__, fitting), strict=True))
         self.fitting = fitting
         self.together = PlaysTogether(self)
+        self.groups = {rank: _GROUP_PLAYS[fit] for rank, fit in fit_by_rank.items()}
+        self.pairs = _PAIR_PLAYS_BY_FIT[fit_by_rank["2"], fit_by_rank["4"]]
 
 
 class PlaysTogether(dict[tuple[str, ...], tuple[Action, ...]]):
@@ -860,6 +950,82 @@ class PlaysTogether(dict[tuple[str, ...], tuple[Action, ...]]):
         plays = self[cards] = rank_plays(cards, fit)
         return plays
 
+
+def _fitting_so(fit: str) -> frozenset[str]:
+    """The cards that fit where their ranks' cards fit as ``fit`` says (``DodoState._fitting_cards``)."""
+    if fit == "*":
+        return frozenset(STANDARD_PACK)
+    if fit == "-":
+        return frozenset()
+    return _OF_SUIT[fit] if len(fit) == 1 else frozenset((fit,))
+
+
+class _CardsIn(dict[str, tuple[str, ...]]):
+    """Cards written together (``"9C9H"``), one by one (``("9C", "9H")``): made once."""
+
+    def __missing__(self, names: str) -> tuple[str, ...]:
+        cards = self[names] = tuple(map("".join, zip(names[::2], names[1::2], strict=True)))
+        return cards
+
+
+_CARDS_IN = _CardsIn()
+
+
+class GroupPlays(dict[str, tuple[int, tuple[Action, ...]]]):
+    """Cards of one rank, by their names written together in hand order (``"9C9H"``),
+    where they fit as ``fit`` says (``DodoState._fitting_cards``): the place of the first
+    in hand order, and their plays (``rank_plays``). Shared by every situation."""
+
+    def __init__(self, fit: str) -> None:
+        super().__init__()
+        self.fitting = _fitting_so(fit)
+
+    def __missing__(self, names: str) -> tuple[int, tuple[Action, ...]]:
+        cards = _CARDS_IN[names]
+        fit = tuple(map(self.fitting.__contains__, cards))
+        placed = self[names] = (HAND_ORDER[cards[0]], rank_plays(cards, fit))
+        return placed
+
+
+class _GroupTables(dict[str, GroupPlays]):
+    def __missing__(self, fit: str) -> GroupPlays:
+        table = self[fit] = GroupPlays(fit)
+        return table
+
+
+_GROUP_PLAYS = _GroupTables()
+
+
+class PairPlays(dict[str, tuple[Action, ...]]):
+    """The plays of a two and a four together, by the hand's twos and fours written
+    together in hand order (``"2C2H4D"``), where twos and fours fit as ``fits`` says:
+    ``grouped_plays``' pairs. Shared by every situation."""
+
+    def __init__(self, fits: tuple[str, str]) -> None:
+        super().__init__()
+        self.fitting = _fitting_so(fits[0]) & _OF_RANK["2"] | _fitting_so(fits[1]) & _OF_RANK["4"]
+
+    def __missing__(self, names: str) -> tuple[Action, ...]:
+        cards = _CARDS_IN[names]
+        twos = [card for card in cards if card[0] == "2"]
+        fours = [card for card in cards if card[0] == "4"]
+        plays = self[names] = tuple(
+            _pair_play(first, last)
+            for two, four in product(dict.fromkeys(twos), dict.fromkeys(fours))
+            for first, last in ((two, four), (four, two))
+            if first in self.fitting
+        )
+        return plays
+
+
+class _PairTables(dict[tuple[str, str], PairPlays]):
+    def __missing__(self, fits: tuple[str, str]) -> PairPlays:
+        table = self[fits] = PairPlays(fits)
+        return table
+
+
+_PAIR_PLAYS_BY_FIT = _PairTables()
+_SECOND = itemgetter(1)
 
 # By situation: what fits is all that differs (a chain; a drawn card; a top card, a suit called).
 _PLAYS_ALONE: dict[tuple[str | None, ...], PlaysAlone] = {}
@@ -890,14 +1056,17 @@ def rank_plays(cards: tuple[str, ...], fit: tuple[bool, ...]) -> tuple[Action, .
         if orders is None:
             orders = _SHAPE_ORDERS[eights, places, fit] = shape_orders(eights, places, fit)
         laid = [ListedCards(map(cards.__getitem__, order)) for order in orders]
+        # Each tuple from a list made first: quicker than from a generator, step by step.
         if eights:  # the suit named is what shows: each order once a suit, its cards shared
             plays = tuple(
-                ListedAction({"type": "play", "cards": each, "suit": suit})
-                for each in laid
-                for suit in SUITS
+                [
+                    ListedAction({"type": "play", "cards": each, "suit": suit})
+                    for each in laid
+                    for suit in SUITS
+                ]
             )
         else:
-            plays = tuple(ListedAction({"type": "play", "cards": each}) for each in laid)
+            plays = tuple([ListedAction({"type": "play", "cards": each}) for each in laid])
         _RANK_PLAYS[cards, fit] = plays
     return plays
 
@@ -914,11 +1083,14 @@ def shape_orders(
     if not any(fit):  # nothing of this rank may be laid first
         return []
     fits = dict(zip(places, fit, strict=True)).__getitem__
-    return [
-        tuple(order)
-        for laid in sub_multisets(list(places))
-        for order in _orders(eights, laid, fits)
-    ]
+    selections = _SELECTIONS.get(places)
+    if selections is None:  # the same places come with other cards that fit, or eights
+        selections = _SELECTIONS[places] = sub_multisets(list(places))
+    return [tuple(order) for laid in selections for order in _orders(eights, laid, fits)]
+
+
+# ``sub_multisets`` of the places of ``shape_orders``, made once for each.
+_SELECTIONS: dict[tuple[int, ...], list[list[int]]] = {}
 
 
 def _orders(eights: bool, laid: list[T], fits: Callable[[T], bool]) -> list[list[T]]:

@@ -518,3 +518,118 @@ def test_a_situation_s_plays_alone_are_each_card_s_worked_out_one_by_one() -> No
             assert alone.fitting == {card for card in STANDARD_PACK if state.fits(card)}
             for card in state.hands[state.to_act[0]]:  # a card alone of its rank, together
                 assert alone.together[card,] == rank_plays((card,), (fits(card),))
+
+
+def plain_turn_actions(state: DodoState, seat: int) -> list[Any]:
+    """What Dodo's seat to act may do, worked out the plain way: each card tested with
+    ``fits``, the plays of the ranks with a card that fits (and of a two and a four
+    together) by ``grouped_plays``, a play that leaves one card listed again announcing
+    it, then the chain's draw, or a draw or a pass where nothing fits."""
+    from games.rules.base import announcing, seat_call
+    from games.rules.crazy_eights import DRAW_ACTION, PASS_ACTION
+
+    if state.swaps:
+        return [seat_call("swap", other) for other in range(state.seats) if other != seat]
+    hand = state.hands[seat]
+    fitting = "".join(card[0] for card in hand if state.fits(card))
+    plays: list[Any] = []
+    if fitting:
+        held = "".join(hand)
+        pairs = ("2" in fitting or "4" in fitting) and state._pairs(held)
+        ranks = fitting + "24" if pairs else fitting
+        plays, _ = grouped_plays(state._plays_alone(), hand, ranks, pairs)
+    leaves_one = len(hand) - 1
+    plays = [
+        each
+        for play in plays
+        for each in ((play, announcing(play)) if len(play["cards"]) == leaves_one else (play,))
+    ]
+    if state.chain:
+        return [*plays, DRAW_ACTION]
+    if plays:
+        return plays
+    return [DRAW_ACTION] if state.can_draw() else [PASS_ACTION]
+
+
+DODO_TABLES = [
+    ("dodo/2", 2, {}),
+    ("dodo/2", 4, {}),
+    ("dodo/2", 8, {}),
+    ("dodo/2", 4, {"no_chains": True}),
+    ("dodo/2", 3, {"two_packs": True}),
+    ("dodo/2", 5, {"no_chains": True, "two_packs": True, "seven_cards": True}),
+    ("dodo/1", 4, {}),
+    ("dodo/1", 2, {"two_packs": True}),
+]
+
+
+@pytest.mark.parametrize(("version", "seats", "options"), DODO_TABLES)
+def test_dodo_s_turn_actions_are_its_plain_turn_actions_object_for_object(
+    version: str, seats: int, options: dict[str, Any]
+) -> None:
+    # ``_turn_actions`` writes out the situation's table, the usual hand and the grouping
+    # of each rank's cards (from the hand sorted by name, looked up in ``GroupPlays`` and
+    # ``PairPlays``); ``_hand_plays`` is the same quick way; the plain way is each card
+    # tested with ``fits`` and ``grouped_plays``.
+    from games.rules import VERSIONS
+
+    ruleset = VERSIONS[version]
+    for number in range(4):
+        chance = SeededChance(bytes([number, seats, 13]) * 16)
+        policy = random.Random(number)
+        state, _ = ruleset.new_game(seats, options, chance)
+        while not state.is_over:
+            seat = state.to_act[0]
+            quick, plain = state._turn_actions(seat), plain_turn_actions(state, seat)
+            assert quick == plain and all(map(is_, quick, plain))
+            if not state.swaps:
+                plays, most = state._hand_plays(seat)
+                assert all(
+                    map(is_, plays, [p for p in plain if "cards" in p and "announce" not in p])
+                )
+                assert most >= max((len(play["cards"]) for play in plays), default=0)
+            state.apply(seat, policy.choice(state.legal_actions(seat)), chance)
+
+
+def test_a_situation_s_fitting_cards_are_those_fits_takes() -> None:
+    from games.rules.base import STANDARD_PACK
+
+    for version, seats, options in DODO_TABLES:
+        for state in seeded_dodo_positions(version, seats, options, 2):
+            fitting, fit_by_rank = state._fitting_cards()
+            assert fitting == {card for card in STANDARD_PACK if state.fits(card)}
+            alone = state._plays_alone()
+            for rank, table in alone.groups.items():
+                # A rank's cards fit in its table as they fit now.
+                assert {
+                    card for card in STANDARD_PACK if card[0] == rank and card in table.fitting
+                } == {card for card in STANDARD_PACK if card[0] == rank and state.fits(card)}, (
+                    fit_by_rank[rank]
+                )
+
+
+def seeded_dodo_positions(
+    version: str, seats: int, options: dict[str, Any], matches: int
+) -> Iterable[DodoState]:
+    from games.rules import VERSIONS
+
+    for number in range(matches):
+        chance = SeededChance(bytes([number, seats, 17]) * 16)
+        policy = random.Random(number)
+        state, _ = VERSIONS[version].new_game(seats, options, chance)
+        while not state.is_over:
+            yield state
+            seat = state.to_act[0]
+            state.apply(seat, policy.choice(state.legal_actions(seat)), chance)
+
+
+def test_a_hand_sorted_by_each_card_s_place_is_the_hand_as_people_hold_it() -> None:
+    # Dodo's swap sorts the hands it hands over by ``HAND_ORDER``, as ``sort_hand`` does.
+    from games.rules.base import STANDARD_PACK
+    from games.rules.crazy_eights import sort_hand
+    from games.rules.dodo import HAND_ORDER
+
+    draw = random.Random(5)
+    for size in range(0, 30):
+        cards = draw.sample(list(STANDARD_PACK) * 2, size)
+        assert sorted(cards, key=HAND_ORDER.__getitem__) == sort_hand(cards)
