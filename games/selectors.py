@@ -44,11 +44,21 @@ def iso(value: Any) -> str | None:
     return value.isoformat() if value is not None else None
 
 
+def seats_of(table: Table) -> list[Seat]:
+    """``list(table.seats.all())``, from the seats read with the table where they were (the
+    prefetch's cache ``.all()`` answers from) without a manager and a queryset made for
+    each look: a view looks five times, and each was 1 % of a move (py-spy)."""
+    prefetched = getattr(table, "_prefetched_objects_cache", {}).get("seats")
+    if prefetched is not None and prefetched._result_cache is not None:
+        return list(prefetched._result_cache)
+    return list(table.seats.all())
+
+
 def seat_of(table: Table, user: AbstractBaseUser | AnonymousUser) -> int | None:
     """The seat ``user`` holds at ``table``, or None (a visitor, or not seated there)."""
     if not user.is_authenticated:
         return None
-    for seat in table.seats.all():
+    for seat in seats_of(table):
         if seat.user_id == user.pk:
             return seat.number
     return None
@@ -65,14 +75,14 @@ def _seats(table: Table, counts: list[int] | None, totals: list[int] | None) -> 
             "total": totals[seat.number] if totals is not None else None,
             "deadline": iso(seat.deadline_at),
         }
-        for seat in table.seats.all()
+        for seat in seats_of(table)
     ]
 
 
 def host_name(table: Table) -> str:
     """The host's username, from the seat the host holds (seat 0, from the creation on):
     the seats are read with their players anyway, so the host needs no join of its own."""
-    for seat in table.seats.all():
+    for seat in seats_of(table):
         if seat.user_id == table.created_by_id:
             return seat.user.username
     return table.created_by.username
@@ -80,7 +90,7 @@ def host_name(table: Table) -> str:
 
 def seat_names(table: Table) -> Callable[[int], str]:
     """How the text forms call each seat: its player's name, "a bot", or "seat 2" while empty."""
-    return _names({seat.number: seat.name for seat in table.seats.all()})
+    return _names({seat.number: seat.name for seat in seats_of(table)})
 
 
 def _names(names: dict[int, str | None]) -> Callable[[int], str]:
@@ -94,7 +104,7 @@ def recent_events(table: Table, seat: int | None, ruleset: Ruleset) -> list[dict
     its events again each time was a tenth of a move's instructions (callgrind): what a
     seat sees of a move is kept (:data:`_SHOWN`) and shown again as it was worded.
     """
-    called = [(each.number, each.name) for each in table.seats.all()]
+    called = [(each.number, each.name) for each in seats_of(table)]
     names = _names(dict(called))
     # What a move's entry depends on: the move (a table's move of a number, as it was
     # made: never changed once written), the seat that looks, and what each seat is called.
@@ -219,7 +229,7 @@ def with_seats(tables: QuerySet[Table]) -> QuerySet[Table]:
 
 def table_summary(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str, Any]:
     seat = seat_of(table, user)
-    seats = list(table.seats.all())
+    seats = seats_of(table)
     return {
         "id": table.pk,
         "game": table.game,
@@ -552,12 +562,11 @@ def _table_from_row(row: Sequence[Any]) -> Table:
     for seat_id, number, user_id, username, is_bot, level, joined_at, deadline_at in (
         seats_rows or ()
     ):
-        seat = from_db(Seat, alias, _SEAT_ATTNAMES, [seat_id, table.pk, number, user_id, is_bot,
-                                                      level, _moment(joined_at), _moment(deadline_at)])  # fmt: skip
-        seat.table = table
+        related: dict[str, Any] = {"table": table}
         if user_id is not None:
-            seat.user = from_db(User, alias, user_fields, [user_id, username])
-        seats.append(seat)
+            related["user"] = from_db(User, alias, user_fields, [user_id, username])
+        seats.append(from_db(Seat, alias, _SEAT_ATTNAMES, [seat_id, table.pk, number, user_id, is_bot,
+                             level, _moment(joined_at), _moment(deadline_at)], related))  # fmt: skip
     # As Django's own prefetch leaves them: ``table.seats.all()`` answers from these, and
     # a query made from it (``table.seats.filter(...)``) is of this table's seats. Its
     # filter is left for Django to build if ever asked, as a related manager leaves it:

@@ -27,7 +27,7 @@ from games.rules import Event, GameState, find_ruleset
 from games.rules.base import RESIGNED, TIMEOUT
 from games.rules.chance import SEED_BYTES, SeededChance, commitment
 from games.rules.replay import Act, Forfeit, replay_state
-from games.selectors import seat_of
+from games.selectors import seat_of, seats_of
 from games.writes import Writes
 
 
@@ -204,7 +204,7 @@ def _store(
 ) -> None:
     """Set the state cache and everything derived from it (:func:`_derive`), and add to
     ``writes`` the seats' new deadlines and the work it asks for; the caller adds the table."""
-    changed, kinds = _derive(table, state, now, list(table.seats.all()), acted=acted)
+    changed, kinds = _derive(table, state, now, seats_of(table), acted=acted)
     writes.update_each(Seat, changed, ["deadline_at"])
     for kind in kinds:
         writes.insert(outbox.item(kind, table_id=table.pk))

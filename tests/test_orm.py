@@ -64,3 +64,37 @@ def test_a_model_listened_to_is_made_by_djangos_from_db_with_its_signals() -> No
     assert seen == [made] and seen[0] is made
     from_db(User, "default", ["id", "username"], [alice.pk, "alice"])  # nobody listens now
     assert len(seen) == 1
+
+
+def test_related_objects_read_with_a_row_are_known_without_a_query(
+    django_assert_num_queries: Any,
+) -> None:
+    table = started_table(*make_users("alice", "bob"))
+    seat = table.seats.select_related("user").get(number=0)
+    names = [field.attname for field in Seat._meta.concrete_fields]
+    values = [getattr(seat, name) for name in names]
+    related = {"table": table, "user": seat.user}
+    ours = from_db(Seat, "default", names, values, related)
+    djangos = Seat.from_db("default", names, values)
+    djangos.table, djangos.user = table, seat.user
+    with django_assert_num_queries(0):
+        assert ours.table is table and ours.user is seat.user
+    assert state_of(ours)["fields"] == state_of(djangos)["fields"]
+    assert ours._state.fields_cache == djangos._state.fields_cache
+
+
+def test_related_objects_of_a_model_listened_to_are_set_by_its_descriptors() -> None:
+    table = started_table(*make_users("alice", "bob"))
+    seat = table.seats.get(number=0)
+    names = [field.attname for field in Seat._meta.concrete_fields]
+    values = [getattr(seat, name) for name in names]
+
+    def receiver(**kwargs: Any) -> None:
+        pass
+
+    signals.post_init.connect(receiver, sender=Seat)
+    try:
+        made = from_db(Seat, "default", names, values, {"table": table})
+    finally:
+        signals.post_init.disconnect(receiver, sender=Seat)
+    assert made.table is table and made.table_id == table.pk

@@ -198,3 +198,21 @@ def test_a_written_tables_view_is_made_from_the_state_it_saved_while_that_is_its
     assert selectors.table_view(written, players[seat])["legal_actions"] == (
         services.load_state(table).legal_actions(seat)
     )
+
+
+def test_a_tables_seats_are_those_its_manager_gives_read_either_way_or_not_read() -> None:
+    players = make_users("alice", "bob")
+    table = started_table(*players, seed=b"seats")
+    one = selectors._table_in_one_statement(table.pk, lock=False)
+    orm = selectors._table_by_the_orm(table.pk, lock=False)
+    plain = Table.objects.get(pk=table.pk)  # nothing prefetched: asked of the database
+    for read in (one, orm, plain):
+        assert read is not None
+        seats = selectors.seats_of(read)
+        assert seats == list(read.seats.all()) and [s.number for s in seats] == [0, 1]
+    # A copy each time: what a caller does to the list changes nothing kept.
+    selectors.seats_of(one).clear()
+    assert len(selectors.seats_of(one)) == 2
+    # After a refresh the prefetch is gone, and the seats are asked for again.
+    one.refresh_from_db()
+    assert [s.number for s in selectors.seats_of(one)] == [0, 1]
