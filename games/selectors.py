@@ -163,6 +163,7 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
     ``table`` comes from :func:`table_for_view` (or a write that locked it so).
     """
     seat = seat_of(table, user)
+    prefix = get_script_prefix()
     data: dict[str, Any] = {
         "id": table.pk,
         "game": table.game,
@@ -185,8 +186,8 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         "legal_actions": [],
         "board": None,
         "contributions": table.shown_receipts,
-        "verify_url": table_link("table-verify", table.pk),
-        "record_url": table_link("table-record", table.pk),
+        "verify_url": table_link("table-verify", table.pk, prefix),
+        "record_url": table_link("table-record", table.pk, prefix),
         "result": table.result,
         "cancelled": cancelled_view(table),
         "recent": [],
@@ -389,10 +390,12 @@ def _link_pattern(name: str, prefix: str) -> str:
     return reverse(name, args=[_ANY_ID])
 
 
-def table_link(name: str, table_id: int) -> str:
+def table_link(name: str, table_id: int, prefix: str | None = None) -> str:
     """``reverse(name, args=[table_id])``, the URL resolver asked once per name (and script
-    prefix) rather than twice per view: a twentieth of a table's GET."""
-    return _link_pattern(name, get_script_prefix()).replace(str(_ANY_ID), str(table_id))
+    prefix) rather than twice per view: a twentieth of a table's GET. ``prefix``: the
+    script prefix, where the caller has it (it is a thread's, looked up in a ``Local``)."""
+    pattern = _link_pattern(name, get_script_prefix() if prefix is None else prefix)
+    return pattern.replace(str(_ANY_ID), str(table_id))
 
 
 def show_move(move: Move) -> ShownMove:
@@ -494,10 +497,13 @@ def table_and_token(table_id: int, key: str, *, lock: bool = False) -> TokenRead
             # As in _table_in_one_statement: the read, a statement of its own after the
             # lock, sees what a write it waited for committed.
             execute_together(cursor, [(locking, [table_id, key]), (read, [table_id, key])])
-            cursor.nextset()
+            cursor.cursor.nextset()
         else:
             execute_together(cursor, [(read, [table_id, key])])
-        row = cursor.fetchone()
+        # psycopg's cursor itself: every result is in hand once ``execute`` has returned (it
+        # raises for any that failed), so nothing here can fail with a database error that
+        # Django's wrapper would translate (2 % of a move, py-spy).
+        row = cursor.cursor.fetchone()
     parts = len(Table._meta.concrete_fields) + 3
     table = _table_from_row(row[:parts]) if row[0] is not None else None
     return TokenRead(table, list(row[parts:]))

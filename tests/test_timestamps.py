@@ -71,3 +71,14 @@ def test_a_models_timestamps_read_back_as_written() -> None:
     again = Table.objects.get(pk=table.pk)
     assert again.created_at == table.created_at and again.created_at.tzinfo is UTC
     assert again.deadline_at == table.deadline_at
+
+
+def test_psycopgs_loader_is_made_once_for_each_connection() -> None:
+    from config.postgresql.base import _C_LOADERS
+
+    with connection.cursor() as cursor:
+        assert read(cursor, WRITTEN[:1])[0] == datetime(2026, 12, 3, 18, 54, 29, 331689, tzinfo=UTC)
+    loader = _C_LOADERS[connection.connection]
+    with connection.cursor() as cursor:  # another cursor, the same loader
+        assert read(cursor, WRITTEN[:1])[0].tzinfo is UTC
+    assert _C_LOADERS[connection.connection] is loader

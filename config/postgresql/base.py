@@ -36,6 +36,7 @@ import hashlib
 import re
 import select
 import time
+import weakref
 from collections.abc import Sequence
 from datetime import UTC
 from functools import lru_cache
@@ -75,8 +76,9 @@ class UTCTimestamptzLoader(Loader):
 
     def __init__(self, oid: int, context: Any = None) -> None:
         super().__init__(oid, context)
-        # psycopg calls each column's ``load`` as it finds it: the C method itself.
-        self.load = _PSYCOPG_TIMESTAMPTZ(oid, context).load  # type: ignore[method-assign]
+        # psycopg calls each column's ``load`` as it finds it: the C method itself, of a
+        # loader made once for each connection (each cursor makes its loaders anew).
+        self.load = _c_loader(oid, self.connection).load  # type: ignore[method-assign]
 
     def load(self, data: Any) -> Any:  # each instance's own, above
         raise NotImplementedError
@@ -160,6 +162,19 @@ class DatabaseWrapper(base.DatabaseWrapper):
         poll = select.poll()
         poll.register(pgconn.socket, select.POLLIN | select.POLLPRI)
         return not poll.poll(0)
+
+
+_C_LOADERS: weakref.WeakKeyDictionary[Any, Loader] = weakref.WeakKeyDictionary()
+
+
+def _c_loader(oid: int, connection: Any) -> Loader:
+    """psycopg's own timestamptz loader for ``connection`` (None: without one), made once."""
+    if connection is None:
+        return _PSYCOPG_TIMESTAMPTZ(oid, None)
+    loader = _C_LOADERS.get(connection)
+    if loader is None:
+        loader = _C_LOADERS[connection] = _PSYCOPG_TIMESTAMPTZ(oid, connection)
+    return loader
 
 
 class JsonLoader(_JsonLoader):
