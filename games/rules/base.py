@@ -632,7 +632,15 @@ class PerSeat(Saved[list[T]]):
         self.each = each
 
     def fresh(self, seats: int) -> list[T]:
-        return [copy.deepcopy(self.each) for _ in range(seats)]
+        each = self.each
+        if type(each) is list and not each:  # hands: an empty list each, no deepcopy
+            return [cast(T, []) for _ in range(seats)]
+        if type(each) in _UNCHANGEABLE:  # totals: the value itself, shared as numbers are
+            return [each] * seats
+        return [copy.deepcopy(each) for _ in range(seats)]
+
+
+_UNCHANGEABLE = frozenset({int, str, bool, float, type(None)})
 
 
 def _copied(value: Any) -> Any:

@@ -7,6 +7,7 @@ adds 1 or 2 to its total, and the match ends when a total reaches the target.
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from collections.abc import Sequence
@@ -365,3 +366,12 @@ def test_a_state_class_needs_no_list_of_fields_to_save() -> None:
     state = tally(Noted())
     assert state.to_json()["remark"] == "none"
     assert [spec.name for spec in NotedTally.declared][-1] == "remark"
+
+
+@pytest.mark.parametrize("each", [[], 0, None, "x", 1.5, True, [1], {"a": []}, ("t",)])
+def test_a_per_seat_fields_defaults_are_each_seats_own(each: Any) -> None:
+    fresh = PerSeat(each).fresh(4)
+    assert fresh == [copy.deepcopy(each) for _ in range(4)]
+    changeable = [value for value in fresh if isinstance(value, list | dict)]
+    assert len({id(value) for value in changeable}) == len(changeable)  # none shared
+    assert all(value is not each for value in changeable)
