@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any, TypeVar
 
 from django.db import models
@@ -10,6 +11,16 @@ from django.db.models import signals
 from django.db.models.base import ModelState
 
 ModelT = TypeVar("ModelT", bound=models.Model)
+
+
+@cache
+def _plain(model: type[models.Model]) -> bool:
+    """Whether ``model`` is made as every model is: its ``__init__`` and ``from_db`` Django's."""
+    return (
+        model.__init__ is models.Model.__init__
+        and model.from_db.__func__ is models.Model.from_db.__func__  # type: ignore[attr-defined]
+    )
+
 
 _new = object.__new__
 
@@ -31,13 +42,15 @@ def from_db(
 
     Made without ``Model.__init__``, which sets each field in turn and sends
     ``pre_init`` and ``post_init`` (a table's row, seats and players, and a token's
-    user: 3.5 % of a move's instructions, callgrind): the values go straight where ``__init__`` would have put them, the
-    instance's attributes. A model that anything listens to ``pre_init`` or
-    ``post_init`` of is made by Django's ``from_db``, which sends them.
+    user: 3.5 % of a move's instructions, callgrind): the values go straight where
+    ``__init__`` would have put them, the instance's attributes. A model that anything
+    listens to ``pre_init`` or ``post_init`` of, or that makes its instances its own way
+    (its own ``__init__`` or ``from_db``), is made by its ``from_db``.
     """
-    if (signals.pre_init.receivers or signals.post_init.receivers) and (
-        signals.pre_init.has_listeners(model) or signals.post_init.has_listeners(model)
-    ):  # nothing listens to either for any model, usually: asking by model cost more
+    if not _plain(model) or (
+        (signals.pre_init.receivers or signals.post_init.receivers)  # usually none at all:
+        and (signals.pre_init.has_listeners(model) or signals.post_init.has_listeners(model))
+    ):  # asking by model first cost more
         made = model.from_db(alias, list(attnames), values)
         for name, value in (related or {}).items():
             setattr(made, name, value)

@@ -98,3 +98,23 @@ def test_related_objects_of_a_model_listened_to_are_set_by_its_descriptors() -> 
     finally:
         signals.post_init.disconnect(receiver, sender=Seat)
     assert made.table is table and made.table_id == table.pk
+
+
+def test_a_model_that_makes_its_instances_its_own_way_is_made_its_way() -> None:
+    made: list[Any] = []
+
+    class Noted(Table):
+        class Meta:
+            proxy = True
+            app_label = "games"
+
+        @classmethod
+        def from_db(cls, db: Any, field_names: Any, values: Any) -> Any:
+            instance = super().from_db(db, field_names, values)
+            made.append(instance)
+            return instance
+
+    table = started_table(*make_users("alice", "bob"))
+    names = [field.attname for field in Table._meta.concrete_fields]
+    instance = from_db(Noted, "default", names, [getattr(table, name) for name in names])
+    assert made == [instance] and instance.pk == table.pk
