@@ -57,6 +57,7 @@ bench: install
 	$(BIN)/python bench/broker.py
 	$(BIN)/python bench/ratings.py
 	$(BIN)/python bench/api.py
+	$(BIN)/python bench/web.py
 
 check-replays: install
 	$(BIN)/python manage.py check_replays
