@@ -143,12 +143,18 @@ def test_a_declared_field_reads_on_the_class_as_its_default_and_is_declared() ->
     assert DodoState.swaps == 0 and [spec.name for spec in DodoState.declared].count("swaps") == 1
 
 
-def seeded_positions(game: str, seats: int, matches: int) -> Iterable[EightsState]:
-    """Every position of ``matches`` seeded random matches, before each action."""
+def seeded_positions(
+    game: str, seats: int, matches: int, options: dict[str, Any] | None = None, salt: int = -1
+) -> Iterable[Any]:
+    """Every position of ``matches`` seeded random matches, before each action. ``game``:
+    a game (its preset version) or a version (``dodo/1``); ``salt`` varies the deals."""
+    from games.rules import VERSIONS
+
+    ruleset = VERSIONS[game] if "/" in game else find_ruleset(game)
     for number in range(matches):
-        chance = SeededChance(bytes([number, seats]) * 16)
+        chance = SeededChance(bytes([number, seats, *([salt] if salt >= 0 else [])]) * 16)
         policy = random.Random(number)
-        state, _ = find_ruleset(game).new_game(seats, {}, chance)
+        state, _ = ruleset.new_game(seats, options or {}, chance)
         while not state.is_over:
             yield state
             seat = state.to_act[0]
@@ -571,31 +577,21 @@ def test_dodo_s_turn_actions_are_its_plain_turn_actions_object_for_object(
     # of each rank's cards (from the hand sorted by name, looked up in ``GroupPlays`` and
     # ``PairPlays``); ``_hand_plays`` is the same quick way; the plain way is each card
     # tested with ``fits`` and ``grouped_plays``.
-    from games.rules import VERSIONS
-
-    ruleset = VERSIONS[version]
-    for number in range(4):
-        chance = SeededChance(bytes([number, seats, 13]) * 16)
-        policy = random.Random(number)
-        state, _ = ruleset.new_game(seats, options, chance)
-        while not state.is_over:
-            seat = state.to_act[0]
-            quick, plain = state._turn_actions(seat), plain_turn_actions(state, seat)
-            assert quick == plain and all(map(is_, quick, plain))
-            if not state.swaps:
-                plays, most = state._hand_plays(seat)
-                assert all(
-                    map(is_, plays, [p for p in plain if "cards" in p and "announce" not in p])
-                )
-                assert most >= max((len(play["cards"]) for play in plays), default=0)
-            state.apply(seat, policy.choice(state.legal_actions(seat)), chance)
+    for state in seeded_positions(version, seats, 4, options, salt=13):
+        seat = state.to_act[0]
+        quick, plain = state._turn_actions(seat), plain_turn_actions(state, seat)
+        assert quick == plain and all(map(is_, quick, plain))
+        if not state.swaps:
+            plays, most = state._hand_plays(seat)
+            assert all(map(is_, plays, [p for p in plain if "cards" in p and "announce" not in p]))
+            assert most >= max((len(play["cards"]) for play in plays), default=0)
 
 
 def test_a_situation_s_fitting_cards_are_those_fits_takes() -> None:
     from games.rules.base import STANDARD_PACK
 
     for version, seats, options in DODO_TABLES:
-        for state in seeded_dodo_positions(version, seats, options, 2):
+        for state in seeded_positions(version, seats, 2, options, salt=17):
             fitting, fit_by_rank = state._fitting_cards()
             assert fitting == {card for card in STANDARD_PACK if state.fits(card)}
             alone = state._plays_alone()
@@ -606,21 +602,6 @@ def test_a_situation_s_fitting_cards_are_those_fits_takes() -> None:
                 } == {card for card in STANDARD_PACK if card[0] == rank and state.fits(card)}, (
                     fit_by_rank[rank]
                 )
-
-
-def seeded_dodo_positions(
-    version: str, seats: int, options: dict[str, Any], matches: int
-) -> Iterable[DodoState]:
-    from games.rules import VERSIONS
-
-    for number in range(matches):
-        chance = SeededChance(bytes([number, seats, 17]) * 16)
-        policy = random.Random(number)
-        state, _ = VERSIONS[version].new_game(seats, options, chance)
-        while not state.is_over:
-            yield state
-            seat = state.to_act[0]
-            state.apply(seat, policy.choice(state.legal_actions(seat)), chance)
 
 
 def test_a_hand_sorted_by_each_card_s_place_is_the_hand_as_people_hold_it() -> None:
