@@ -56,9 +56,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from itertools import chain
-from operator import is_
+from operator import is_, itemgetter
 from typing import Any, ClassVar
 
 from games.rules.base import (
@@ -197,9 +197,38 @@ def sort_hand(cards: list[str]) -> list[str]:
 
 # Lists of several cards' plays, joined in C: ``list(concatenated(map(plays.__getitem__, hand)))``.
 concatenated = chain.from_iterable
+_TYPE = itemgetter("type")  # an action's type
 
 # A position's digest hashes its facts as compact JSON (``EightsState.position``).
 _COMPACT = json.JSONEncoder(separators=(",", ":"))
+# The C encoder ``_COMPACT.encode`` makes at every call, made once: a position is digested
+# after every action once the stock is empty. No circular check (``markers``): it writes
+# only a position's plain values. None where the json module has no C speedups.
+_MAKE_C_ENCODER: Callable[..., Callable[[Any, int], Sequence[str]]] | None = getattr(
+    json.encoder, "c_make_encoder", None
+)
+_C_COMPACT = (
+    None
+    if _MAKE_C_ENCODER is None
+    else _MAKE_C_ENCODER(
+        None,  # markers: no circular check
+        _COMPACT.default,
+        json.encoder.encode_basestring_ascii,
+        None,  # indent
+        _COMPACT.key_separator,
+        _COMPACT.item_separator,
+        _COMPACT.sort_keys,
+        _COMPACT.skipkeys,
+        _COMPACT.allow_nan,
+    )
+)
+
+
+def _compact_json(values: list[Any]) -> str:
+    """``_COMPACT.encode(values)``: the same text, without making its encoder again."""
+    if _C_COMPACT is None:
+        return _COMPACT.encode(values)
+    return "".join(_C_COMPACT(values, 0))
 
 
 def _cards_json(cards: list[str]) -> str:
@@ -594,9 +623,9 @@ class EightsState(GameState):
         A call is never owed, so one that could be made does not make the
         action owed a free choice.
         """
-        # ``is_call`` of each, written out: a listed action's type is a string.
-        calls = self.calls
-        return [action["type"] in calls for action in self._legal(seat)].count(False)
+        # ``is_call`` of each, written out (a listed action's type is a string), in C: a
+        # Dodo hand may list a hundred plays.
+        return list(map(self.calls.__contains__, map(_TYPE, self._legal(seat)))).count(False)
 
     def _round_in_circles(self, chance: Chance) -> list[Event]:
         """Block the deal if, with the stock empty, it is back at a position it held before.
@@ -642,7 +671,7 @@ class EightsState(GameState):
                 ",",
                 _cards_json(sorted(self.stock)),
                 ",",
-                _COMPACT.encode([getattr(self, name) for name in self._position_names]),
+                _compact_json([getattr(self, name) for name in self._position_names]),
                 "]",
             )
         )

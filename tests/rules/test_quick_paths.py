@@ -23,6 +23,8 @@ from operator import is_
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.rules import IllegalAction, find_ruleset
 from games.rules.base import (
@@ -36,7 +38,7 @@ from games.rules.base import (
     same_json,
 )
 from games.rules.chance import _WORD, SeededChance, Stream, _Keyed, event_key
-from games.rules.crazy_eights import CrazyEights, EightsState
+from games.rules.crazy_eights import _COMPACT, CrazyEights, EightsState, _compact_json
 from games.rules.dodo import (
     DodoState,
     _orders,
@@ -170,6 +172,26 @@ def test_a_position_digest_hashes_the_json_encoder_s_text_of_its_facts(
     for state in seeded_positions(game, seats, 3):
         plain = hashlib.sha256(state.position_json().encode()).hexdigest()[:16]
         assert state.position() == plain
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.booleans(),
+            st.integers(),
+            st.text(max_size=4),
+            st.floats(),
+            st.lists(st.one_of(st.integers(), st.text(max_size=2)), max_size=3),
+        ),
+        max_size=12,
+    )
+)
+def test_a_position_s_values_are_written_as_the_compact_encoder_writes_them(
+    values: list[Any],
+) -> None:
+    assert _compact_json(values) == _COMPACT.encode(values)
 
 
 def test_dodo_s_legal_actions_are_the_listed_ones_themselves_down_to_their_cards() -> None:
