@@ -125,6 +125,7 @@ class Run:
     actions: int
     elapsed: float
     widest: int = 0  # the longest list of legal actions a seat to act was given
+    events: int = 0  # the events the actions made (a card drawn is one; OpenSpiel's: none counted)
 
     @property
     def games_per_s(self) -> float:
@@ -135,34 +136,35 @@ class Run:
         return self.actions / self.elapsed
 
 
-def playout(game: str, seats: int, number: int) -> tuple[GameState, int, int]:
+def playout(game: str, seats: int, number: int) -> tuple[GameState, int, int, int]:
     """Play match ``number`` of ``game`` at ``seats`` to the end; it, how many actions it
-    took, and the longest list of legal actions on the way."""
+    took, the longest list of legal actions on the way, and how many events the actions made."""
     seed = hashlib.sha256(f"bench-{number}".encode()).digest()
     chance = SeededChance(seed)
     policy = random.Random(number)
     state, _ = find_ruleset(game).new_game(seats, {}, chance)
-    actions = widest = 0
+    actions = widest = events = 0
     while not state.is_over:
         seat = state.to_act[0]
         legal = state.legal_actions(seat)
         widest = max(widest, len(legal))
-        state.apply(seat, policy.choice(legal), chance)
+        events += len(state.apply(seat, policy.choice(legal), chance))
         actions += 1
-    return state, actions, widest
+    return state, actions, widest, events
 
 
 def play(game: str, seats: int, games: int) -> Run:
     """Play matches 0 to ``games`` - 1."""
-    hands = actions = widest = 0
+    hands = actions = widest = events = 0
     started = time.perf_counter()
     for number in range(games):
-        state, played, wide = playout(game, seats, number)
+        state, played, wide, made = playout(game, seats, number)
         actions += played
+        events += made
         widest = max(widest, wide)
         # Every family keeps a summary of each hand scored.
         hands += len(getattr(state, "history", ()))
-    return Run(games, hands, actions, time.perf_counter() - started, widest)
+    return Run(games, hands, actions, time.perf_counter() - started, widest, events)
 
 
 def report(game: str, seats: int, run: Run) -> str:
@@ -170,7 +172,8 @@ def report(game: str, seats: int, run: Run) -> str:
     return (
         f"{game}, {seats} seats: {run.games} games, {run.actions} actions in {run.elapsed:.2f} s: "
         f"{run.games_per_s:.1f} games/s, {run.actions_per_s:.0f} actions/s, "
-        f"{run.actions / run.games:.0f} actions/game, widest legal list {run.widest}"
+        f"{run.actions / run.games:.0f} actions/game, {run.events / run.actions:.2f} events/action, "
+        f"widest legal list {run.widest}"
     )
 
 
@@ -320,13 +323,22 @@ def costs_per_action(runs: dict[tuple[str, int], Run], games: int) -> list[str]:
         table: max(kept, key=lambda run: run.actions_per_s) for table, kept in rounds.items()
     }
     eights = fastest[BESIDE_OPENSPIEL]
-    return [
-        f"{game}, {seats} seats: {eights.actions_per_s / fastest[game, seats].actions_per_s:.2f}x "
-        f"the time an action of {BESIDE_OPENSPIEL[0]} at {BESIDE_OPENSPIEL[1]} seats "
-        f"({fastest[game, seats].actions_per_s:.0f} against {eights.actions_per_s:.0f} actions/s, "
-        f"fastest of {ROUNDS} rounds each, in turn)"
-        for game, seats in dodos
-    ]
+    lines = []
+    for game, seats in dodos:
+        dodo = fastest[game, seats]
+        # An action's events: a card drawn is one, so a Dodo draw until a card fits, or
+        # of a chain, makes several; each event is also a part of the match's record.
+        by_event = (eights.actions_per_s * eights.events / eights.actions) / (
+            dodo.actions_per_s * dodo.events / dodo.actions
+        )
+        lines.append(
+            f"{game}, {seats} seats: {eights.actions_per_s / dodo.actions_per_s:.2f}x the time "
+            f"an action of {BESIDE_OPENSPIEL[0]} at {BESIDE_OPENSPIEL[1]} seats "
+            f"({dodo.actions_per_s:.0f} against {eights.actions_per_s:.0f} actions/s, fastest of "
+            f"{ROUNDS} rounds each, in turn); {dodo.events / dodo.actions:.2f} events an action "
+            f"against {eights.events / eights.actions:.2f}: {by_event:.2f}x the time an event"
+        )
+    return lines
 
 
 def main() -> None:
