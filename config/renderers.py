@@ -18,7 +18,7 @@ class JSONRenderer(renderers.JSONRenderer):
     Whatever orjson would write otherwise goes DRF's way: an indented answer (an
     ``indent`` in the Accept header, or the browsable API), and any value orjson
     refuses (a ``datetime``, a lazy string, a key that is not a string, an integer
-    past 64 bits). ``tests/test_renderers.py`` holds the two alike.
+    past 64 bits). ``tests/test_json_codec.py`` holds the two alike.
     """
 
     def render(
