@@ -3,24 +3,16 @@ plays with their legal actions handed back are the very matches it played."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "engine.py"
+from tests.rules import bench_scripts
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_engine", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return bench_scripts.load("engine")
 
 
 @pytest.mark.parametrize(("game", "seats"), [("crazy-eights", 4), ("dodo", 4), ("dodo", 8)])

@@ -3,27 +3,18 @@ nothing anybody sees, sees a change when there is one."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from games.rules import VERSIONS
 from games.rules.dodo import DodoState
-
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "fingerprint.py"
+from tests.rules import bench_scripts
 
 
 @pytest.fixture(scope="module")
 def fingerprint() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_fingerprint", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return bench_scripts.load("fingerprint")
 
 
 def test_every_configuration_of_the_family_is_played(fingerprint: ModuleType) -> None:
