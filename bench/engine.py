@@ -445,7 +445,8 @@ def main() -> None:
     if args.games < 1:
         parser.error("--games must be at least 1")
 
-    # The interpreter, its build, decides much of our side's figures (not OpenSpiel's C++).
+    # The interpreter, and how it was built, moves our side's figures more than OpenSpiel's
+    # (only its driving loop is Python): docs/speed.md, 4 December, night.
     print(
         f"{platform.python_implementation()} {platform.python_version()} "
         f"({os.path.realpath(sys.executable)}; {platform.python_compiler()})"
