@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.rules import IllegalAction, find_ruleset
+from games.rules import VERSIONS, IllegalAction, find_ruleset
 from games.rules.base import (
     Event,
     GameState,
@@ -150,8 +150,6 @@ def seeded_positions(
 ) -> Iterable[Any]:
     """Every position of ``matches`` seeded random matches, before each action. ``game``:
     a game (its preset version) or a version (``dodo/1``); ``salt`` varies the deals."""
-    from games.rules import VERSIONS
-
     ruleset = VERSIONS[game] if "/" in game else find_ruleset(game)
     for number in range(matches):
         chance = SeededChance(bytes([number, seats, *([salt] if salt >= 0 else [])]) * 16)
@@ -514,8 +512,6 @@ def test_the_legal_actions_a_dodo_action_keeps_are_those_worked_out_afresh(
 ) -> None:
     # A draw that ends on a card alone of its rank, and a two or four laid before a seat
     # with none to answer, set the legal actions of the position they leave themselves.
-    from games.rules import VERSIONS
-
     ruleset = VERSIONS[version]
     for number in range(4):
         chance = SeededChance(bytes([number, seats, 11]) * 16)
