@@ -42,12 +42,14 @@ LIKELY_REFUSED: list[dict[str, Any]] = [
 
 def configurations(ruleset: Any) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each seat count, at the preset and with each true-or-false option turned."""
+    from games.rules import InvalidOptions  # after main() has put the tree on the path
+
     switches = [option for option in ruleset.options if option.type == "bool"]
     for seats in range(ruleset.min_seats, ruleset.max_seats + 1):
         for options in [{}, *({option.name: not option.default} for option in switches)]:
             try:
                 ruleset.validate(seats, options)
-            except Exception:  # a seat count or option this version refuses
+            except InvalidOptions:  # a seat count or option this version refuses
                 continue
             yield seats, options
 
