@@ -875,6 +875,15 @@ class GameState(ABC):
     def apply(self, seat: int, action: Any, chance: Chance) -> list[Event]:
         """Apply one of ``seat``'s legal actions, or raise :class:`IllegalAction`."""
         self.check(seat, action)
+        return self.apply_legal(seat, action, chance)
+
+    def apply_legal(self, seat: int, action: Action, chance: Chance) -> list[Event]:
+        """Apply an action taken from ``legal_actions(seat)`` in this very position, unchecked.
+
+        For a caller that has just listed the seat's legal actions and picked one (a
+        bot's playout): the check would find nothing. Anything else goes through
+        :meth:`apply`, which checks first.
+        """
         self._legal_by_seat.clear()  # the position changes: its legal actions go
         return self._apply(seat, dict(action), chance)
 
