@@ -70,6 +70,33 @@ def computer_games() -> list[tuple[str, str]]:
     return [(game, ruleset.name) for game, ruleset in RULESETS.items() if ruleset.bots_allowed(2)]
 
 
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _counts_in_words(counts: range) -> str:
+    """``three``, ``three or four``, ``three to ten``: a run of seat counts in words.
+
+    >>> _counts_in_words(range(3, 5)), _counts_in_words(range(2, 3)), _counts_in_words(range(3, 11))
+    ('three or four', 'two', 'three to ten')
+    """
+    words = [NUMBER_WORDS[n] if n < len(NUMBER_WORDS) else str(n) for n in counts]
+    if len(words) < 3:
+        return " or ".join(words)
+    return f"{words[0]} to {words[-1]}"
+
+
+def bot_seat_notes() -> list[str]:
+    """A sentence for each game whose bots sit at some of its seat counts only, from its ruleset."""
+    return [
+        f"In {ruleset.name} bots sit only at "
+        f"{_counts_in_words(range(ruleset.bots_from_seats, ruleset.max_seats + 1))} seats: "
+        f"{_counts_in_words(range(ruleset.min_seats, ruleset.bots_from_seats))} people "
+        "play each other."
+        for ruleset in RULESETS.values()
+        if ruleset.bots_from_seats > ruleset.min_seats
+    ]
+
+
 def deadline_choices() -> list[tuple[int, str]]:
     low = settings.FAIRDEAL_MIN_DEADLINE_SECONDS
     high = settings.FAIRDEAL_MAX_DEADLINE_SECONDS

@@ -34,6 +34,7 @@ from games.forms import (
     LobbyFilterForm,
     OptionsForm,
     TableForm,
+    bot_seat_notes,
     deadline_words,
     option_label,
     sentence,
@@ -335,6 +336,7 @@ def _table_new_page(
     context = {
         "form": form,
         "option_forms": list(option_forms.values()),
+        "bot_seat_notes": bot_seat_notes(),
         "chosen": chosen,
         "errors": errors,
     }

@@ -39,122 +39,17 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from config.errors import ServiceError
 from fairplay.services import seed_for
 from games import selectors, services
+from games.catalogue import presentation_of
 from games.forms import deadline_words
 from games.models import Move, Table
 from games.pages import options_in_words, player_url
 from games.rules import Event, RulesError, Ruleset, find_ruleset
-from games.rules.dingo import pile_score
-from games.rules.dos import match_of
 from games.rules.replay import Act, Forfeit, Step, replay
-from games.rules.words import SUIT_NAMES
 
-# A posted action is a small JSON object (Dodo's longest, eight cards of a rank and a
-# suit, is under 120 characters): anything longer is refused before it is parsed.
+# A posted action is a small JSON object (the longest of any game, eight cards of a rank and
+# a suit, is under 120 characters): anything longer is refused before it is parsed.
 MAX_ACTION_CHARS = 1000
 FRAGMENT_HEADER = "HTTP_X_FAIRDEAL_FRAGMENT"
-
-# -- cards, as people see them ---------------------------------------------------------
-
-RANK_NAMES = {
-    "A": "ace",
-    "2": "two",
-    "3": "three",
-    "4": "four",
-    "5": "five",
-    "6": "six",
-    "7": "seven",
-    "8": "eight",
-    "9": "nine",
-    "T": "ten",
-    "J": "jack",
-    "Q": "queen",
-    "K": "king",
-}
-RANK_SIGNS = {"T": "10"}
-SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-RED_SUITS = frozenset("DH")
-CARD_TOKEN = re.compile(r"[A2-9TJQK][CDHS]")
-
-
-def card_face(token: str) -> dict[str, str]:
-    """What a card shows: its rank and suit sign, the suit's colour, and its name in words.
-
-    >>> face = card_face("TH")
-    >>> face["rank"], face["symbol"], face["colour"], face["name"]
-    ('10', '♥', 'red', 'ten of hearts')
-    """
-    if not isinstance(token, str) or not CARD_TOKEN.fullmatch(token):
-        return {
-            "token": str(token),
-            "rank": "?",
-            "symbol": "",
-            "suit": "",
-            "colour": "",
-            "name": str(token),
-            "mini": str(token),
-        }
-    rank, suit = token[0], token[1]
-    return {
-        "token": token,
-        "rank": RANK_SIGNS.get(rank, rank),
-        "symbol": SUIT_SYMBOLS[suit],
-        "suit": SUIT_NAMES[suit],
-        "colour": "red" if suit in RED_SUITS else "black",
-        "name": f"{RANK_NAMES[rank]} of {SUIT_NAMES[suit]}",
-        "mini": f"{RANK_SIGNS.get(rank, rank)}{SUIT_SYMBOLS[suit]}",
-    }
-
-
-def suit_face(suit: str | None) -> dict[str, str] | None:
-    """A suit as a sign, a colour and a word: ``{"symbol": "♠", "name": "spades", ...}``."""
-    if suit not in SUIT_SYMBOLS:
-        return None
-    return {
-        "letter": suit,
-        "symbol": SUIT_SYMBOLS[suit],
-        "name": SUIT_NAMES[suit],
-        "colour": "red" if suit in RED_SUITS else "black",
-    }
-
-
-DOS_COLOUR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
-DOS_CARD_TOKEN = re.compile(r"[BGRY](?:10|[1-9]|#)|W2")
-
-
-def dos_card_face(token: str) -> dict[str, str]:
-    """A DOS card: its number (or ``#``), its colour as a word, and its name in words.
-
-    The colour is written on the card as well as shown, so that no card is told
-    from another by colour alone.
-
-    >>> face = dos_card_face("Y#")
-    >>> face["rank"], face["symbol"], face["colour"], face["name"], face["mini"]
-    ('#', 'yellow', 'dos-card dos-yellow', 'yellow # wild', 'Y#')
-    >>> dos_card_face("W2")["name"], dos_card_face("B10")["name"]
-    ('DOS wild', 'blue 10')
-    """
-    if not isinstance(token, str) or not DOS_CARD_TOKEN.fullmatch(token):
-        return card_face(token)
-    if token == "W2":
-        colour, rank, symbol, name = "wild", "2", "wild", "DOS wild"
-    else:
-        colour, rank = DOS_COLOUR_NAMES[token[0]], token[1:]
-        symbol = colour
-        name = f"{colour} # wild" if rank == "#" else f"{colour} {rank}"
-    return {
-        "token": token,
-        "rank": rank,
-        "symbol": symbol,
-        "suit": "",
-        "colour": f"dos-card dos-{colour}",
-        "name": name,
-        "mini": token,
-    }
-
-
-def face_for(game: str) -> Callable[[str], dict[str, str]]:
-    """How a game's cards are drawn: DOS's own pack, or the standard one."""
-    return dos_card_face if game == "dos" else card_face
 
 
 def sentence(text: str) -> str:
@@ -168,190 +63,6 @@ def sentence(text: str) -> str:
         return text
     text = text[0].upper() + text[1:]
     return text if text[-1] in ".!?" else f"{text}."
-
-
-# -- the legal actions, as buttons -----------------------------------------------------
-
-# The order the groups of buttons come in, and their headings.
-GROUPS = (
-    ("play", "Play"),
-    ("draw", "Draw or pass"),
-    ("call", "Calls out of turn"),
-    ("swap", "Swap hands"),
-    ("name", "Name the suit"),
-    ("other", "Other moves"),
-)
-GROUP_OF_TYPE = {
-    "play": "play",
-    "draw": "draw",
-    "pass": "draw",
-    "catch": "call",
-    "last_card": "call",
-    "swap": "swap",
-    "name": "name",
-}
-# Dingo's steps are its own: a card discarded, a card passed, an answer to a hunt.
-GAME_GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
-    "dingo": (
-        ("discard", "Discard a card (face up; never an ace)"),
-        ("give", "Pass a card (face down)"),
-        ("hunt", "Answer the hunt"),
-        ("other", "Other moves"),
-    ),
-    # DOS's turn is steps: matches (one row a centre card), or a draw, then a place;
-    # the bonus placements; the end of the turn; and the calls, in turn or out of it.
-    "dos": (
-        ("match", "Match a centre card"),
-        ("draw", "Or draw a card"),
-        ("place", "Or place a card face up in the centre row (your turn ends)"),
-        ("bonus", "Colour-match bonus: place a card face up in the centre row"),
-        ("end", "Or end your turn"),
-        ("call", "DOS! Call it, or catch a player who did not"),
-        ("other", "Other moves"),
-    ),
-}
-GAME_GROUP_OF_TYPE: dict[str, dict[str, str]] = {
-    "dingo": {"discard": "discard", "pass": "give", "wolves": "hunt", "aces": "hunt"},
-    "dos": {
-        "match": "match",
-        "draw": "draw",
-        "place": "place",
-        "bonus": "bonus",
-        "end_turn": "end",
-        "dos": "call",
-        "catch": "call",
-    },
-}
-
-
-def _cards_of(action: Mapping[str, Any]) -> list[str]:
-    """The cards an action lays, in the order laid: ``card`` or Dodo's ``cards``."""
-    if isinstance(action.get("cards"), list):
-        return [c for c in action["cards"] if isinstance(c, str)]
-    card = action.get("card")
-    return [card] if isinstance(card, str) else []
-
-
-def action_groups(
-    ruleset: Ruleset,
-    legal: list[dict[str, Any]],
-    names: Callable[[int], str],
-    *,
-    bonus_step: bool = False,
-) -> list[dict[str, Any]]:
-    """The legal actions as buttons, grouped: plays, draw and pass, calls, swaps, suits named.
-
-    Each button is one legal action, labelled with the engine's own words for it
-    (``ruleset.action_text``) and carrying its index in ``legal`` and its JSON.
-    Plays of the same cards (an eight and each suit it may call; Dodo's orders of
-    one set of cards) share a row, so that the cards are drawn once. DOS's
-    buttons say what the player will do (:func:`dos_button_words`), and its
-    matches share a row a centre card (``bonus_step``: its turn is at the bonus
-    placements, where ending the turn places no more).
-    """
-    groups = GAME_GROUPS.get(ruleset.id, GROUPS)
-    group_of_type = GAME_GROUP_OF_TYPE.get(ruleset.id, GROUP_OF_TYPE)
-    face = face_for(ruleset.id)
-    dos = ruleset.id == "dos"
-    grouped: dict[str, list[dict[str, Any]]] = {key: [] for key, _ in groups}
-    rows: dict[tuple[str, ...], dict[str, Any]] = {}
-    for index, action in enumerate(legal):
-        kind = action.get("type")
-        cards = _cards_of(action)
-        button = {
-            "index": index,
-            "json": json.dumps(action, separators=(",", ":")),
-            "text": (
-                dos_button_words(action, names, bonus_step)
-                if dos
-                else ruleset.action_text(action, names)
-            ),
-            "cards": [face(c) for c in cards],
-            "suit": suit_face(action.get("suit")),
-            "earns": dos and kind == "match" and dos_match_bonus(action) > 0,
-        }
-        group = group_of_type.get(kind, "other") if isinstance(kind, str) else "other"
-        if dos and group == "match" and isinstance(action.get("target"), str):
-            # One row a centre card: its matches together, under the card they match.
-            key = ("match", action["target"])
-            row = rows.get(key)
-            if row is None:
-                target = face(action["target"])
-                row = rows[key] = {"cards": [target], "target": target, "buttons": []}
-                grouped["match"].append(row)
-            row["buttons"].append(button)
-        elif group == "play" and cards:
-            key = tuple(sorted(cards))
-            row = rows.get(key)
-            if row is None:
-                row = rows[key] = {"cards": [card_face(c) for c in key], "buttons": []}
-                grouped["play"].append(row)
-            row["buttons"].append(button)
-        else:
-            grouped[group].append({"cards": [], "buttons": [button]})
-    return [
-        {"key": key, "title": title, "rows": grouped[key]} for key, title in groups if grouped[key]
-    ]
-
-
-def _dos_counted(card: str, counted: Any) -> str:
-    """A card, and what a wild counts as: ``W2 as R2``, ``Y# as Y7``; a plain card alone."""
-    return card if not isinstance(counted, str) or counted == card else f"{card} as {counted}"
-
-
-def _dos_laid(match: Mapping[str, Any], joiner: str = " + ") -> str:
-    """``R5 + W2 as R2``: the cards a match lays, and what its wilds count as."""
-    cards = [c for c in match.get("cards") or [] if isinstance(c, str)]
-    counted = match.get("as") or [None] * len(cards)
-    return joiner.join(_dos_counted(c, a) for c, a in zip(cards, counted, strict=False))
-
-
-def dos_match_words(match: Mapping[str, Any]) -> str:
-    """``R7 with R5 + W2 as R2``: a match's centre card and the cards laid on it."""
-    return (
-        f"{_dos_counted(match.get('target', '?'), match.get('target_as'))} with {_dos_laid(match)}"
-    )
-
-
-DOS_BONUS_WORDS = {1: "single colour match", 2: "double colour match"}
-
-
-def dos_match_bonus(action: Mapping[str, Any]) -> int:
-    """The colour bonus a listed match earns: 0, 1 (single) or 2 (double), as the engine counts."""
-    try:
-        return match_of(action).bonus
-    except (AssertionError, AttributeError, KeyError, IndexError, TypeError):
-        return 0
-
-
-def dos_button_words(
-    action: Mapping[str, Any], names: Callable[[int], str], bonus_step: bool
-) -> str:
-    """What a DOS button does, as a player says it: ``Match R7 with R3 + B4 (double colour match)``.
-
-    The log keeps the engine's own words ("matched R7 with R3 and B4"); a button
-    says what will be done, with the bonus a match earns.
-    """
-    kind = action.get("type")
-    call = " and call DOS" if action.get("dos") is True else ""
-    if kind == "match":
-        bonus = dos_match_bonus(action)
-        earns = f" ({DOS_BONUS_WORDS[bonus]})" if bonus in DOS_BONUS_WORDS else ""
-        return f"Match {dos_match_words(action)}{earns}{call}"
-    if kind == "draw":
-        return "Draw a card"
-    if kind == "place":
-        return f"Place {action.get('card')} in the centre row{call}"
-    if kind == "bonus":
-        return f"Place {action.get('card')} in the centre row as a bonus{call}"
-    if kind == "end_turn":
-        return "Place no more and end your turn" if bonus_step else "End your turn"
-    if kind == "dos":
-        return "Call DOS!"
-    if kind == "catch" and isinstance(action.get("seat"), int):
-        caught = names(action["seat"])
-        return f"Catch {caught} not calling DOS ({caught} draws two)"
-    return str(action)
 
 
 # -- reading a posted move --------------------------------------------------------------
@@ -448,7 +159,6 @@ def _seat_rows(
     result = view.get("result") or {}
     places = result.get("places") or []
     board = view.get("board") or {}
-    compass = board.get("compass") if view["status"] == Table.Status.PLAYING else None
     return [
         {
             **seat,
@@ -457,52 +167,11 @@ def _seat_rows(
             "you": seat["seat"] == you,
             "to_act": seat["seat"] in to_act,
             "dealer": board.get("dealer") == seat["seat"],
-            "where": COMPASS_WORDS.get(compass[seat["seat"]]) if compass else None,
             "place": places[seat["seat"]] if seat["seat"] < len(places) else None,
             "deadline_at": due.get(seat["seat"]) if seat["seat"] in to_act else None,
         }
         for seat in view["seats"]
     ]
-
-
-def _score_sheet(
-    board: Mapping[str, Any] | None, seats: int, names: Callable[[int], str]
-) -> dict[str, Any] | None:
-    """The finished hands, one row each, with the running totals."""
-    board = board or {}
-    hands = (
-        board.get("hands_played") or board.get("deals_played") or board.get("rounds_played") or []
-    )
-    if not hands:
-        return None
-    # Dingo's deals have no winner of their own; DOS's rounds and the others' hands have.
-    winners = "deals_played" not in board
-    unit = "round" if "rounds_played" in board else "hand" if winners else "deal"
-    rows = []
-    running = [0] * seats
-    for hand in hands:
-        scores = list(hand.get("scores") or [0] * seats)
-        running = [a + b for a, b in zip(running, scores, strict=False)]
-        winner = hand.get("winner")
-        rows.append(
-            {
-                "hand": hand.get("hand"),
-                "winner": names(winner) if isinstance(winner, int) else None,
-                "blocked": bool(hand.get("blocked")),
-                "cells": [
-                    {"score": score, "running": total}
-                    for score, total in zip(scores, running, strict=False)
-                ],
-                "black_queens": [names(s) for s in hand.get("black_queens") or []],
-                "disqualified": [names(s) for s in hand.get("disqualified") or []],
-            }
-        )
-    return {
-        "seats": [names(n) for n in range(seats)],
-        "rows": rows,
-        "winners": winners,
-        "unit": unit,
-    }
 
 
 def _placings(
@@ -536,325 +205,15 @@ def _turn_sentence(view: Mapping[str, Any], you: int | None, names: Callable[[in
     return f"Waiting for {who}."
 
 
-# -- Dingo's table: the rabbits, the hunt, the piles, the compass -------------------------
-
-COMPASS_WORDS = {"S": "South", "W": "West", "N": "North", "E": "East"}
-DIRECTION_WORDS = {"left": "to the left", "across": "across", "right": "to the right"}
-RABBIT_TOKENS = tuple(rank + "D" for rank in "23456789TJQK")
-DINGO_DISCARD_ROUNDS = 4
-DINGO_PASS_ROUNDS = 3
-
-
-def dingo_board(
-    board: Mapping[str, Any],
-    seat_rows: list[dict[str, Any]],
-    you_view: Mapping[str, Any] | None,
-    names: Callable[[int], str],
-) -> dict[str, Any]:
-    """Dingo's table as the page draws it, from the board the API shows (nothing more).
-
-    The twelve rabbits and what became of each, the Ace rabbit, the hunt in
-    progress, the discard pile's top and size, each seat at its place of the
-    compass with its piles and total, the round in words, and the viewer's
-    passes.
-    """
-    scoring, penalty = board["scoring_piles"], board["penalty_piles"]
-    caught = {card: seat for seat, pile in enumerate(scoring) for card in pile if card[1] == "D"}
-    shown = {card: seat for seat, pile in enumerate(penalty) for card in pile if card == "AD"}
-    hunt = board.get("hunt")
-    hunted = hunt["rabbit"] if hunt else None
-    still = set(board["rabbits"])
-    rabbits = []
-    for token in RABBIT_TOKENS:
-        if token in caught:
-            state, words = "caught", f"caught by {names(caught[token])}"
-        elif token == hunted:
-            state, words = "hunted", "hunted now"
-        elif token in still:
-            state, words = "waiting", "still to hunt"
-        else:
-            state, words = "dead", "discarded: nobody caught it"
-        rabbits.append({"card": card_face(token), "state": state, "words": words})
-    if "AD" in caught:
-        ace = {"state": "caught", "words": f"played by {names(caught['AD'])}: it scored 10"}
-    elif "AD" in shown:
-        ace = {"state": "dead", "words": f"shown by {names(shown['AD'])}: to its penalty pile"}
-    elif board["phase"] == "ace_hunt":
-        ace = {"state": "waiting", "words": "in a hand: it may go down once both ace wolves are"}
-    else:
-        ace = {"state": "waiting", "words": "in a hand until the Ace hunt"}
-    ace["card"] = card_face("AD")
-
-    rows = {row["seat"]: row for row in seat_rows}
-    compass = board["compass"]
-    places = []
-    for seat, letter in enumerate(compass):
-        row = rows.get(seat, {})
-        places.append(
-            {
-                "seat": seat,
-                "letter": letter,
-                "where": COMPASS_WORDS.get(letter, letter),
-                "name": row.get("name") or names(seat),
-                "you": bool(row.get("you")),
-                "to_act": bool(row.get("to_act")),
-                "bot": row.get("bot"),
-                "level": row.get("level"),
-                "dealer": board["dealer"] == seat,
-                "cards": row.get("cards"),
-                "total": row.get("total"),
-                "scoring": [card_face(c) for c in scoring[seat]],
-                "penalty": [card_face(c) for c in penalty[seat]],
-                "deal_points": pile_score(scoring[seat], penalty[seat]),
-                "disqualified": seat in (board.get("disqualified") or []),
-            }
-        )
-    by_letter = {place["letter"]: place for place in places}
-
-    phase = board["phase"]
-    round_ = board.get("round")
-    turn = board.get("turn")
-    if phase == "discard" and round_:
-        stage = f"Discards, round {round_['number']} of {DINGO_DISCARD_ROUNDS}"
-        doing = "each player in turn from the dealer discards one card face up (never an ace)"
-    elif phase == "pass" and round_:
-        direction = DIRECTION_WORDS.get(round_.get("direction"), round_.get("direction"))
-        stage = f"Pass {round_['number']} of {DINGO_PASS_ROUNDS}, {direction}"
-        doing = "each player in turn from the dealer passes one card face down"
-    elif phase == "hunt" and hunt:
-        stage = f"The hunt for the {card_face(hunt['rabbit'])['name']}"
-        doing = (
-            "the dingo is played by force; then each other player in turn may play "
-            "one or both wolves of its rank"
-        )
-    elif phase == "ace_hunt":
-        stage = "The Ace hunt"
-        doing = (
-            "the ace of hearts is played by force; each player in turn may play ace wolves, "
-            "and the Ace rabbit once both ace wolves are down"
-        )
-    else:
-        stage, doing = "The deal is over", ""
-    step = None
-    if turn is not None and phase == "discard":
-        step = f"{names(turn)} discards"
-    elif turn is not None and phase == "pass" and board.get("pass_to") is not None:
-        step = f"{names(turn)} passes a card to {names(board['pass_to'])}"
-    elif hunt and hunt.get("awaiting") is not None:
-        step = f"{names(hunt['awaiting'])} answers"
-
-    hunt_words = None
-    if hunt:
-        hunt_words = {
-            "ace": hunt["rank"] == "A",
-            "rabbit": card_face(hunt["rabbit"]) if hunt["rabbit"] else None,
-            "dingo": names(hunt["dingo"]),
-            "dingo_card": card_face(hunt["dingo_card"]),
-            "answers": [
-                {
-                    "name": names(answer["seat"]),
-                    "cards": [card_face(c) for c in answer["cards"]],
-                }
-                for answer in hunt["answers"]
-            ],
-            "awaiting": names(hunt["awaiting"]) if hunt.get("awaiting") is not None else None,
-        }
-
-    you_view = you_view or {}
-    passed = [
-        {"name": names(p["to"]), "card": card_face(p["card"])} for p in you_view.get("passed") or []
-    ]
-    received = [
-        {"name": names(p["from"]), "card": card_face(p["card"])}
-        for p in you_view.get("received") or []
-    ]
-    deals = board.get("deals") or 1
-    return {
-        "rabbits": rabbits,
-        "hunting": hunted is not None,
-        "ace_rabbit": ace,
-        "north": by_letter.get("N"),
-        "west": by_letter.get("W"),
-        "east": by_letter.get("E"),
-        "south": by_letter.get("S"),
-        "places": [by_letter[letter] for letter in "SWNE" if letter in by_letter],
-        "stage": stage,
-        "doing": doing,
-        "step": step,
-        "hunt": hunt_words,
-        "discard_top": card_face(board["discard_top"]) if board.get("discard_top") else None,
-        "discard_count": board.get("discard_count") or 0,
-        "passed": passed,
-        "received": received,
-        "deal": board.get("hand_number"),
-        "deals": deals,
-        "target": board.get("target") or 0,
-    }
-
-
-# -- DOS's table: the centre row, this turn's matches, the step, the deck and the calls ----
-
-DOS_STEPS = (
-    ("start", "Match or draw"),
-    ("drawn", "After a draw: match or place"),
-    ("bonus", "Bonus placements"),
-)
-# What a colour match earns, said under it.
-DOS_BONUS_EFFECT = {
-    "single": "a card of yours may go into the centre row at the end of the turn",
-    "double": (
-        "a card of yours may go into the centre row, and every other player draws a card, "
-        "at the end of the turn"
-    ),
-}
-
-
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else many or word + 's'}"
-
-
-def _dos_doing(board: Mapping[str, Any], matches: int) -> str:
-    """What the seat to act may do at its step, in a player's words."""
-    step = board.get("step")
-    if step == "bonus":
-        owed = board.get("bonuses_owed") or 0
-        return (
-            f"colour-match bonus: {_plural(owed, 'card')} may go face up into the centre row, "
-            "or none"
-        )
-    if matches:
-        return f"{_plural(matches, 'match', 'matches')} made; match another centre card, or end the turn"
-    if step == "drawn":
-        return "a card drawn; now match centre cards, or place a card face up in the centre row"
-    return "match centre cards, or draw a card"
-
-
-def dos_board(
-    board: Mapping[str, Any], names: Callable[[int], str], you: int | None
-) -> dict[str, Any]:
-    """DOS's table as the page draws it, from the board the API shows (nothing more).
-
-    The centre row with the cards matched this turn marked, this turn's matches
-    (what each wild counts as, the bonus earned), the step of the turn and what
-    the seat may do at it, the deck's size, the discard pile's top and size, who
-    called DOS, who may be caught, a catch's cards owed, and the rounds so far.
-    """
-    matches = list(board.get("matches") or [])
-    by_index = {m.get("index"): m for m in matches}
-    centre = []
-    for index, token in enumerate(board.get("centre_row") or []):
-        match = by_index.get(index)
-        centre.append(
-            {
-                "card": dos_card_face(token),
-                "matched": match is not None,
-                "laid": _dos_laid(match, " and ") if match is not None else "",
-            }
-        )
-    made = [
-        {
-            "target": dos_card_face(m["target"]),
-            "target_as": m.get("target_as"),
-            "cards": [dos_card_face(c) for c in m.get("cards") or []],
-            "words": dos_match_words(m),
-            "bonus": m.get("bonus"),
-            "bonus_words": (
-                f"{m['bonus']} colour match" if m.get("bonus") in DOS_BONUS_EFFECT else None
-            ),
-            "bonus_effect": DOS_BONUS_EFFECT.get(m.get("bonus") or ""),
-        }
-        for m in matches
-    ]
-    turn, step = board.get("turn"), board.get("step")
-    whose = None
-    if isinstance(turn, int) and step:
-        whose = "Your turn" if turn == you else f"{names(turn)}'s turn"
-    doubles = max(
-        board.get("double_colour_matches") or 0,
-        sum(1 for m in matches if m.get("bonus") == "double"),
-    )
-    penalty = board.get("penalty")
-    target = board.get("target") or 0
-    rounds = board.get("rounds_played") or []
-    return {
-        "round": board.get("hand_number"),
-        "target": target,
-        "rounds_words": (
-            "a single round: its winner wins"
-            if not target
-            else f"the game ends when a total reaches {target} at the end of a round"
-        ),
-        "whose": whose,
-        "yours": isinstance(turn, int) and turn == you,
-        "doing": _dos_doing(board, len(matches)) if whose else "",
-        "steps": [
-            {
-                "key": key,
-                "label": (
-                    f"{label} ({board.get('bonuses_owed') or 0} left)"
-                    if key == "bonus" and step == "bonus"
-                    else label
-                ),
-                "current": key == step,
-            }
-            for key, label in DOS_STEPS
-        ],
-        "step": step,
-        "centre": centre,
-        "matches": made,
-        "deck_size": board.get("deck_size") or 0,
-        "discard_top": dos_card_face(board["discard_top"]) if board.get("discard_top") else None,
-        "discard_size": board.get("discard_size") or 0,
-        "bonuses_owed": (board.get("bonuses_owed") or 0) if step == "bonus" else 0,
-        "doubles": doubles,
-        "called": [names(s) for s in board.get("called") or []],
-        "catchable": [names(s) for s in board.get("catchable") or []],
-        "called_seats": set(board.get("called") or []),
-        "catchable_seats": set(board.get("catchable") or []),
-        "penalty": (
-            {
-                "name": names(penalty["seat"]),
-                "cards": penalty["cards"],
-                "you": penalty["seat"] == you,
-            }
-            if isinstance(penalty, dict) and isinstance(penalty.get("seat"), int)
-            else None
-        ),
-        "rounds_played": len(rounds),
-    }
-
-
-def _dos_marks(seat_rows: list[dict[str, Any]], dos: Mapping[str, Any]) -> None:
-    """Beside each player: "called DOS", or "DOS not called" while they may be caught."""
-    for row in seat_rows:
-        seat = row["seat"]
-        if seat in dos["called_seats"]:
-            row["marks"] = ["called DOS"]
-        elif seat in dos["catchable_seats"]:
-            row["marks"] = ["DOS not called: may be caught"]
-
-
-def _dos_titles(groups: list[dict[str, Any]], dos: Mapping[str, Any]) -> None:
-    """Headings that fit the step: the bonus placements owed; what ends the turn.
-
-    "Or draw", "or place", "or end" only after a choice above them.
-    """
-    for position, group in enumerate(groups):
-        if position == 0 and group["title"].startswith("Or "):
-            group["title"] = group["title"][3].upper() + group["title"][4:]
-        if group["key"] == "bonus":
-            owed = dos["bonuses_owed"]
-            group["title"] = (
-                f"Colour-match bonus: place a card face up in the centre row ({owed} left)"
-            )
-        elif group["key"] == "end" and dos["step"] == "bonus":
-            group["title"] = "Or place no more bonus cards"
-
-
 def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
-    """Everything the table page and its board fragment show, from :func:`table_view`."""
+    """Everything the table page and its board fragment show, from :func:`table_view`.
+
+    The game's presentation (``games/catalogue``) draws what is its own: its
+    cards, its board and the fragment that shows it, its buttons and their groups.
+    """
     view = selectors.table_view(table, request.user)
     ruleset = find_ruleset(table.game, table.ruleset_version)
+    presentation = presentation_of(ruleset.id)
     names = selectors.seat_names(table)
     you = view["you"]["seat"] if view["you"] else None
     board = view["board"]
@@ -866,28 +225,14 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
     record_url = view["record_url"]
     result = view["result"]
     seat_rows = _seat_rows(table, view, you, names)
-    groups = action_groups(
-        ruleset,
-        view["legal_actions"],
-        names,
-        bonus_step=bool(board and board.get("step") == "bonus"),
-    )
-    face = face_for(ruleset.id)
-    dingo = dos = None
-    if ruleset.id == "dingo" and board:
-        dingo = dingo_board(board, seat_rows, view["you"], names)
-        if board.get("pass_to") is not None:
-            for group in groups:
-                if group["key"] == "give":
-                    group["title"] = f"Pass a card to {names(board['pass_to'])} (face down)"
-    if ruleset.id == "dos" and board:
-        dos = dos_board(board, names, you)
-        _dos_marks(seat_rows, dos)
-        _dos_titles(groups, dos)
+    game_board = presentation.board(board, seat_rows, view["you"], names) if board else None
+    if game_board is not None:
+        presentation.mark_seats(seat_rows, game_board, view["status"] == Table.Status.PLAYING)
+    face = presentation.card_face
     return {
         "table": table,
-        "dingo": dingo,
-        "dos": dos,
+        "presentation": presentation,
+        "game_board": game_board,
         "view": view,
         "ruleset": ruleset,
         "deadline_words": deadline_words(table.deadline_seconds),
@@ -910,16 +255,12 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "hand": [face(card) for card in hand],
         "drawn": face(drawn) if isinstance(drawn, str) else None,
         "board": board,
-        "pile_top": card_face(board["pile_top"]) if board and board.get("pile_top") else None,
-        "suit_to_follow": suit_face(board.get("suit_to_follow")) if board else None,
-        "called_suit": suit_face(board.get("called_suit")) if board else None,
-        "catchable": (
-            names(board["catchable"]) if board and isinstance(board.get("catchable"), int) else None
+        "groups": presentation.action_groups(
+            view["legal_actions"],
+            lambda action: ruleset.action_text(action, names),
+            names,
+            game_board,
         ),
-        "chain": board.get("chain") if board else None,
-        "naming": bool(board and board.get("naming")),
-        "announced": [names(s) for s in (board or {}).get("announced") or []],
-        "groups": groups,
         "log": [
             {"seq": entry["seq"], "at": entry["at"], "text": entry["text"]}
             for entry in reversed(view["recent"])
@@ -935,7 +276,7 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
             else []
         ),
         "ending": (ruleset.game_over_text(result, names) if finished and result else None),
-        "score_sheet": _score_sheet(board, table.seat_count, names),
+        "score_sheet": presentation.score_sheet(board, table.seat_count, names),
         "can_resign": you is not None and view["status"] == Table.Status.PLAYING,
         "download_url": f"{record_url}?download=1",
         "record_url": record_url,
@@ -1098,7 +439,8 @@ def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
     step = _replay_step(table, ruleset, log, step_no)
     state = step.state
     view = state.view(None)
-    face = face_for(ruleset.id)
+    presentation = presentation_of(ruleset.id)
+    face = presentation.card_face
     hands = [
         {
             "seat": seat,
@@ -1109,14 +451,10 @@ def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
         }
         for seat in range(table.seat_count)
     ]
-    dingo = None
-    if ruleset.id == "dingo":
-        rows = [
-            {**hand, "cards": len(hand["cards"]), "you": False, "bot": False, "level": None}
-            for hand in hands
-        ]
-        dingo = dingo_board(view, rows, None, names)
-    dos = dos_board(view, names, None) if ruleset.id == "dos" else None
+    rows = [
+        {**hand, "cards": len(hand["cards"]), "you": False, "bot": False, "level": None}
+        for hand in hands
+    ]
     # Each step's events say what happened (the action itself first), in the engine's words.
     what = (
         "The start: the first dealer is drawn and the first hand dealt." if step_no == 0 else None
@@ -1131,12 +469,9 @@ def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
             "events": [ruleset.event_text(_event_seen(e), names) for e in step.events],
             "hands": hands,
             "board": view,
-            "dingo": dingo,
-            "dos": dos,
-            "score_sheet": _score_sheet(view, table.seat_count, names) if dos else None,
-            "pile_top": card_face(view["pile_top"]) if view.get("pile_top") else None,
-            "suit_to_follow": suit_face(view.get("suit_to_follow")),
-            "called_suit": suit_face(view.get("called_suit")),
+            "presentation": presentation,
+            "game_board": presentation.board(view, rows, None, names),
+            "score_sheet": presentation.score_sheet(view, table.seat_count, names),
             "first_url": f"{replay_url}?step=0",
             "previous_url": f"{replay_url}?step={step_no - 1}" if step_no > 0 else None,
             "next_url": f"{replay_url}?step={step_no + 1}" if step_no < last else None,

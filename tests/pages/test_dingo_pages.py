@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from games import selectors, services
+from games.catalogue.presentation import card_face
 from games.models import Table
 from games.rules import GameState
-from games.table_pages import card_face
 from tests.factories import client_for, make_users, started_table
 from tests.pages.test_table_pages import (
     button_words,

@@ -25,8 +25,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
 from games import selectors, services
+from games.catalogue.dos.table import dos_card_face, dos_match_bonus
 from games.models import Table
-from games.table_pages import dos_card_face, dos_match_bonus
 from tests.factories import client_for, make_users, started_table
 from tests.pages.test_table_pages import (
     PAGE_QUERIES,

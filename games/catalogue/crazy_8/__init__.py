@@ -1,0 +1,8 @@
+"""Crazy 8: its presentation on the table page and in the replay."""
+
+from __future__ import annotations
+
+from games.catalogue.crazy_8.table import PRESENTATION
+from games.catalogue.registry import register
+
+register(PRESENTATION)
