@@ -55,14 +55,15 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.bots import LEVELS, choose, search, seen_from
+import games.bots
+from games.bots import LEVELS, Budget, choose, seen_from
 from games.rules import RULESETS, VERSIONS, InvalidOptions, Ruleset, find_ruleset
 from games.rules.chance import SeededChance
 
@@ -85,7 +86,7 @@ MAX_ACTIONS = 50_000
 # which the engine leaves to the players. The match is stopped and counted as a fault (and
 # not won); a real deal is a few dozen actions to a few hundred.
 MAX_DEAL_ACTIONS = 2_000
-SOAK_BUDGET = search.Budget(actions=200, candidates=3, depth=10)
+SOAK_BUDGET = Budget(actions=200, candidates=3, depth=10)
 
 
 @dataclass
@@ -239,7 +240,9 @@ def random_table(chooser: random.Random) -> tuple[Ruleset, int, dict[str, Any]]:
 
 
 def soak_match(number: int) -> tuple[str, list[str], list[str]]:
-    search.BUDGETS = {game: SOAK_BUDGET for game in search.BUDGETS}
+    games.bots.POLICIES = {
+        game: replace(policy, budget=SOAK_BUDGET) for game, policy in games.bots.POLICIES.items()
+    }
     chooser = random.Random(f"bench/bots/soak/{number}")
     ruleset, seats, options = random_table(chooser)
     levels = [chooser.choice(LEVELS) for _ in range(seats)]

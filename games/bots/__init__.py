@@ -11,14 +11,18 @@ web app seats them. One entry point::
 Levels (``LEVELS``):
 
 * ``easy``: a legal action at random;
-* ``normal``: the rulebooks' own advice as rules of thumb (``games/bots/thumb.py``),
-  with the seat's memory of the match (``games/bots/memory.py``);
+* ``normal``: the rulebooks' own advice as rules of thumb, with the seat's
+  memory of the match;
 * ``strong``: search over the hidden cards: worlds consistent with everything
-  the seat has seen, played out, the best action kept (``games/bots/search.py``).
+  the seat has seen, played out, the best action kept (``games/bots/search.py``,
+  one search for every game).
 
-Dingo and DOS, not Crazy Eights games, have their own memory, rules of thumb
-and worlds (``games/bots/dingo.py``, ``games/bots/dos.py``), on the same
-contract: ``normal`` and ``strong`` send a Dingo or a DOS seat there.
+``easy`` is the same for every game. At ``normal`` and ``strong`` a game's own
+:class:`~games.bots.policy.Policy` decides (``POLICIES``, by game): its calls,
+its memory, rules of thumb and worlds, and the budget of its search. The
+Crazy Eights family's is ``games/bots/eights.py`` (with ``memory.py``,
+``thumb.py`` and ``worlds.py``), Dingo's ``games/bots/dingo.py``, DOS's
+``games/bots/dos.py``.
 
 What a bot is given is a :class:`Seen`: the ruleset, the seat, its view, its
 legal actions and its history as it saw it: what the API gives that seat, and
@@ -40,10 +44,10 @@ app derives them from the table's seed, so a match replays exactly. See
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 
-from games.bots import dingo, dos, search, thumb
-from games.bots.memory import Memory
+from games.bots import dingo, dos, eights
+from games.bots.policy import Policy
+from games.bots.search import Budget
 from games.bots.seen import Seen, seen_from
 from games.bots.streams import Dice
 from games.rules.base import Action
@@ -61,13 +65,13 @@ def choose(seen: Seen, level: str, stream_bytes: bytes) -> Action | None:
     None only for a seat that owes nothing and makes no call (or has no legal
     action at all).
     """
-    if level not in _PLAYERS:
+    if level not in LEVELS:
         raise UnknownLevel(f"there is no bot level {level!r}; the levels are {', '.join(LEVELS)}")
     legal = list(seen.legal)
     if not legal:
         return None
     dice = Dice(stream_bytes).child(level)
-    chosen = _PLAYERS[level](seen, dice)
+    chosen = _decide(seen, level, dice)
     if chosen is None:
         if seen.owes:
             raise AssertionError("a bot that owes an action chose none")
@@ -78,6 +82,17 @@ def choose(seen: Seen, level: str, stream_bytes: bytes) -> Action | None:
     raise AssertionError(f"a bot chose {chosen!r}, which is not legal")
 
 
+def _decide(seen: Seen, level: str, dice: Dice) -> Action | None:
+    if level == "easy":
+        return _easy(seen, dice)
+    policy = POLICIES.get(seen.ruleset.id)
+    if policy is None:
+        raise UnknownLevel(f"{seen.ruleset.name} has no bot at level {level!r}; only at 'easy'")
+    if level == "normal":
+        return policy.normal(seen)
+    return policy.strong(seen, dice)
+
+
 def _easy(seen: Seen, dice: Dice) -> Action | None:
     """Any legal action; out of turn, any call or none, equally likely."""
     choices: list[Action | None] = sorted(seen.legal, key=lambda a: json.dumps(a, sort_keys=True))
@@ -86,35 +101,13 @@ def _easy(seen: Seen, dice: Dice) -> Action | None:
     return dice.pick(choices)
 
 
-def _normal(seen: Seen, dice: Dice) -> Action | None:
-    if seen.ruleset.id == "dos":
-        return dos.normal(seen)
-    if not seen.owes:
-        return _call(seen)
-    if seen.ruleset.id == "dingo":
-        return dingo.normal(seen)
-    return thumb.ranked(thumb.table_from_seen(seen, Memory(seen)), seen.legal)[0]
-
-
-def _strong(seen: Seen, dice: Dice) -> Action | None:
-    if seen.ruleset.id == "dos":
-        return dos.strong(seen, dice)
-    if not seen.owes:
-        return _call(seen)
-    if seen.ruleset.id == "dingo":
-        return dingo.strong(seen, dice)
-    return search.choose(seen, Memory(seen), dice)
-
-
-def _call(seen: Seen) -> Action | None:
-    """Out of turn: catch whoever may be caught; announce one's own last card."""
-    return next((action for action in seen.legal if action["type"] in thumb.CALLS), None)
-
-
-_PLAYERS: dict[str, Callable[[Seen, Dice], Action | None]] = {
-    "easy": _easy,
-    "normal": _normal,
-    "strong": _strong,
+# Each game's policy, by game id: the one place that knows which bot plays which game.
+POLICIES: dict[str, Policy] = {
+    "crazy-eights": eights.CRAZY_EIGHTS,
+    "crazy-8": eights.CRAZY_8,
+    "dodo": eights.DODO,
+    "dingo": dingo.POLICY,
+    "dos": dos.POLICY,
 }
 
-__all__ = ["LEVELS", "Seen", "UnknownLevel", "choose", "seen_from"]
+__all__ = ["LEVELS", "POLICIES", "Budget", "Policy", "Seen", "UnknownLevel", "choose", "seen_from"]

@@ -1,8 +1,8 @@
 """The bots for Dingo: a seat's memory of the deal, rules of thumb, and search over worlds.
 
-Dingo is not a Crazy Eights game, so its bots are its own, on the same
-contract (``games/bots/__init__.py`` sends a Dingo seat here): a seat decides
-from its :class:`~games.bots.seen.Seen` alone, its randomness comes from the
+Dingo is not a Crazy Eights game, so its bots are its own, on the shape of
+every game's (``POLICY``, a :class:`~games.bots.policy.Policy`): a seat
+decides from its :class:`~games.bots.seen.Seen` alone, its randomness comes from the
 bytes it is given, and the search's budget is a count of actions.
 
 **The memory** (:class:`DingoMemory`, ``normal`` and ``strong``) follows the
@@ -33,8 +33,8 @@ would give the receiver; in a hunt a seat plays one wolf when it holds any
 (never both: the first wolf would go to the dingo player), and in the Ace hunt
 every ace it may.
 
-**The search** (``strong``) is the family's flat Monte Carlo
-(``games/bots/search.py``) over Dingo's worlds: the unseen cards dealt out
+**The search** (``strong``) is every game's flat Monte Carlo
+(``games/bots/search.py``, its one playout) over Dingo's worlds: the unseen cards dealt out
 again to the other hands, each its count, each card I passed only where it
 may be (:class:`DingoWorlds`); every candidate (the rules of thumb's best few)
 meets the same worlds and the same chance, played out by the rules of thumb
@@ -50,12 +50,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.bots import search
+from games.bots.policy import Policy
+from games.bots.search import Budget, Reading, lead, match_won
 from games.bots.seen import Seen
 from games.bots.streams import Dice
 from games.bots.worlds import copy_state, saved_start
 from games.rules.base import Action, GameState
-from games.rules.chance import Chance
 from games.rules.dingo import (
     ACE_DINGO,
     ACE_RABBIT,
@@ -271,10 +271,6 @@ def choose_quickly(k: Knowledge, legal: Sequence[Action]) -> Action:
     return best
 
 
-def normal(seen: Seen) -> Action:
-    return ranked(DingoMemory(seen).knowledge(), seen.legal)[0]
-
-
 # -- worlds ----------------------------------------------------------------------------
 
 
@@ -319,6 +315,10 @@ class DingoWorlds:
         for seat in self.others:
             hands[seat].extend(next(cards) for _ in range(room[seat]))
         return hands
+
+    def imagine(self, dice: Dice) -> DingoState:
+        """A world sampled by ``dice`` (:meth:`sample`), built (:meth:`build`)."""
+        return self.build(self.sample(dice))
 
     def build(self, hands: list[list[str]]) -> DingoState:
         if self._first is None:
@@ -384,51 +384,30 @@ def _weighted(seats: Sequence[int], room: Mapping[int, int], dice: Dice) -> int:
     return seats[-1]
 
 
-# -- the search ------------------------------------------------------------------------
+# -- the policy ----------------------------------------------------------------------
 
 
-def strong(seen: Seen, dice: Dice, budget: search.Budget | None = None) -> Action:
-    memory = DingoMemory(seen)
-    budget = (budget or search.BUDGETS.get(seen.ruleset.id, search.Budget(depth=90))).at(seen.seats)
-    advice = ranked(memory.knowledge(), seen.legal)
-    candidates = advice[: budget.candidates]
-    if len(candidates) == 1:
-        return candidates[0]
-    worlds = DingoWorlds(seen, memory)
-    if not worlds.valid:
-        return candidates[0]
+class DingoReading(Reading):
+    """A decision of Dingo, read from the seat's memory of the deal."""
 
-    def play(number: int, indices: Sequence[int]) -> list[tuple[float, int]]:
-        world = worlds.build(worlds.sample(dice.child("world", number)))
-        chance = dice.chance("playout", number)
-        return [
-            playout(copy_state(world), seen.seat, candidates[index], chance, budget.depth)
-            for index in indices
-        ]
+    def __init__(self, seen: Seen) -> None:
+        self.seen = seen
+        self.memory = DingoMemory(seen)
 
-    return candidates[search.halve(len(candidates), budget, play)]
+    def ranked(self) -> list[Action]:
+        return ranked(self.memory.knowledge(), self.seen.legal)
 
+    def worlds(self) -> DingoWorlds:
+        return DingoWorlds(self.seen, self.memory)
 
-def playout(
-    state: GameState, me: int, action: Action, chance: Chance, depth: int
-) -> tuple[float, int]:
-    """``me`` takes ``action``; the rules of thumb play every seat on to the end of the deal."""
-    assert isinstance(state, DingoState)
-    deal = state.hand_no
-    chance = search._ThisDeal(chance)
-    state.apply(me, action, chance)
-    vars(state)["check"] = search._checked  # every later action is one just listed
-    played = 1
-    while played <= depth and state.result is None and state.hand_no == deal:
-        seat = state.seat_to_act()
-        assert seat is not None
-        legal = state._legal(seat)
-        if len(legal) == 1:
-            state.apply(seat, legal[0], chance)
-        else:
-            state.apply(seat, choose_quickly(knowledge_from_state(state, seat), legal), chance)
-        played += 1
-    return judge(state, me), played
+    def pick(self, state: GameState, seat: int, legal: Sequence[Action]) -> Action:
+        assert isinstance(state, DingoState)
+        return choose_quickly(knowledge_from_state(state, seat), legal)
+
+    def judge(self, state: GameState, me: int, deal: int, *, standing: bool) -> float:
+        """Always by the standing (four seats; a deal is played out to its end)."""
+        assert isinstance(state, DingoState)
+        return judge(state, me)
 
 
 def judge(state: DingoState, me: int) -> float:
@@ -437,9 +416,10 @@ def judge(state: DingoState, me: int) -> float:
     The lead over the best of the others, in tens of points, and a whole point
     for the match won (shared when the place is).
     """
-    totals = state.totals
-    lead = totals[me] - max(total for seat, total in enumerate(totals) if seat != me)
-    worth = lead / 10
-    if state.result is not None and state.result["places"][me] == 1:
-        worth += 1 / state.result["places"].count(1)
-    return worth
+    return lead(state.totals, me) / 10 + match_won(state, me)
+
+
+# The budget: always four seats; a deal is short (28 discards and passes, then the hunts'
+# answers), so its playouts go to the end of it.
+# Dingo has no calls out of turn.
+POLICY = Policy(DingoReading, Budget(actions=6_000, depth=90))

@@ -1,8 +1,8 @@
 """The bots for DOS: a seat's memory of the round, rules of thumb, and search over worlds.
 
-DOS is not a Crazy Eights game, so its bots are their own, on the same
-contract (``games/bots/__init__.py`` sends a DOS seat here at ``normal`` and
-``strong``): a seat decides from its :class:`~games.bots.seen.Seen` alone, its
+DOS is not a Crazy Eights game, so its bots are their own, on the shape of
+every game's (``POLICY``, a :class:`~games.bots.policy.Policy`, at ``normal``
+and ``strong``): a seat decides from its :class:`~games.bots.seen.Seen` alone, its
 randomness comes from the bytes it is given, and the search's budget is a
 count of actions.
 
@@ -34,9 +34,9 @@ to. The advice is the rulebook's and the game's plain sense:
   above all with its colour; a bonus placement is declined only when every
   card left would hand the next player an easy colour match.
 
-**The search** (``strong``) is the family's flat Monte Carlo
-(``games/bots/search.py``, its successive halving and common random numbers)
-over DOS's worlds: the unseen cards dealt out again to the other hands, each
+**The search** (``strong``) is every game's flat Monte Carlo
+(``games/bots/search.py``, its one playout, successive halving and common
+random numbers) over DOS's worlds: the unseen cards dealt out again to the other hands, each
 its count, and the deck (:class:`DosWorlds`, built through ``ruleset.load``).
 The candidates are the first steps of the rules of thumb's best few plans;
 each is played in every world and the rest of the round is played out by the
@@ -56,12 +56,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from games.bots import search
+from games.bots.policy import Policy
+from games.bots.search import Budget, Reading, against_average, lead, match_won
 from games.bots.seen import Seen
 from games.bots.streams import Dice
 from games.bots.worlds import copy_state, saved_start
 from games.rules.base import Action, GameState
-from games.rules.chance import Chance
 from games.rules.dos import (
     DOS_WILD,
     PACK,
@@ -500,14 +500,8 @@ class DosMemory:
         )
 
 
-def normal(seen: Seen) -> Action | None:
-    """The rules of thumb's choice; out of turn, a call (DOS, then a catch) or none."""
-    if not seen.owes:
-        return _call(seen)
-    return ranked(DosMemory(seen).table(), seen.legal)[0]
-
-
-def _call(seen: Seen) -> Action | None:
+def call(seen: Seen) -> Action | None:
+    """Out of turn, or before anything else in turn: "DOS!" first, then the catches, by seat."""
     calls = [action for action in seen.legal if action["type"] in CALLS]
     calls.sort(key=lambda action: (action["type"] != "dos", action.get("seat", -1)))
     return calls[0] if calls else None
@@ -539,6 +533,10 @@ class DosWorlds:
                 hands.append(cards[dealt : dealt + count])
                 dealt += count
         return hands, cards[dealt:]
+
+    def imagine(self, dice: Dice) -> DosState:
+        """A world sampled by ``dice`` (:meth:`sample`), built (:meth:`build`)."""
+        return self.build(*self.sample(dice))
 
     def build(self, hands: list[list[str]], deck: list[str]) -> DosState:
         """The world's state: the first loaded, every later one a copy with its own cards."""
@@ -575,69 +573,36 @@ class DosWorlds:
         }
 
 
-# -- the search ------------------------------------------------------------------------
+# -- the policy ----------------------------------------------------------------------
 
 
-def strong(seen: Seen, dice: Dice, budget: search.Budget | None = None) -> Action | None:
-    if not seen.owes:
-        return _call(seen)
-    call = _call(seen)
-    if call is not None:
-        return call
-    memory = DosMemory(seen)
-    budget = (budget or search.BUDGETS.get(seen.ruleset.id, search.Budget())).at(seen.seats)
-    table = memory.table()
-    found = candidates(table, seen.legal, budget.candidates)
-    if len(found) == 1:
-        return found[0]
-    worlds = DosWorlds(seen, memory)
-    if not worlds.valid:
-        return found[0]
+class DosReading(Reading):
+    """A decision of DOS, read from the seat's memory of the round."""
 
-    def play(number: int, indices: Sequence[int]) -> list[tuple[float, int]]:
-        world = worlds.build(*worlds.sample(dice.child("world", number)))
-        chance = dice.chance("playout", number)
-        return [
-            playout(
-                copy_state(world),
-                seen.seat,
-                found[index],
-                chance,
-                budget.depth,
-                standing=budget.standing,
-            )
-            for index in indices
-        ]
+    def __init__(self, seen: Seen) -> None:
+        self.seen = seen
+        self.memory = DosMemory(seen)
 
-    return found[search.halve(len(found), budget, play)]
+    def ranked(self) -> list[Action]:
+        return ranked(self.memory.table(), self.seen.legal)
 
+    def candidates(self, count: int) -> list[Action]:
+        """A call alone (always made first); else the first steps of the best plans."""
+        made = call(self.seen)
+        if made is not None:
+            return [made]
+        return candidates(self.memory.table(), self.seen.legal, count)
 
-def playout(
-    state: GameState,
-    me: int,
-    action: Action,
-    chance: Chance,
-    depth: int,
-    *,
-    standing: bool = False,
-) -> tuple[float, int]:
-    """``me`` takes ``action``; the rules of thumb play every seat on, to the round's end
-    or ``depth`` actions. The round's worth to ``me`` (:func:`judge`), and the actions played."""
-    assert isinstance(state, DosState)
-    deal = state.hand_no
-    chance = search._ThisDeal(chance)
-    state.apply(me, action, chance)
-    vars(state)["check"] = search._checked  # every later action is one just listed
-    played = 1
-    while played <= depth and state.result is None and state.hand_no == deal:
-        seat = state.turn
-        legal = state._legal(seat)
-        if len(legal) == 1:
-            state.apply(seat, legal[0], chance)
-        else:
-            state.apply(seat, choose_quickly(table_from_state(state, seat), legal), chance)
-        played += 1
-    return judge(state, me, deal, standing=standing), played
+    def worlds(self) -> DosWorlds:
+        return DosWorlds(self.seen, self.memory)
+
+    def pick(self, state: GameState, seat: int, legal: Sequence[Action]) -> Action:
+        assert isinstance(state, DosState)
+        return choose_quickly(table_from_state(state, seat), legal)
+
+    def judge(self, state: GameState, me: int, deal: int, *, standing: bool) -> float:
+        assert isinstance(state, DosState)
+        return judge(state, me, deal, standing=standing)
 
 
 # How a round cut off is judged: each seat's chance of going out first falls by this
@@ -656,21 +621,13 @@ def judge(state: DosState, me: int, deal: int, *, standing: bool = False) -> flo
     """
     ended = state.result is not None or state.hand_no != deal
     if ended:
-        worth = 0.0 if standing else _against_average(state.history[-1]["scores"], me)
+        worth = 0.0 if standing else against_average(state.history[-1]["scores"], me)
     else:
         worth = _expected(state.hands, me)
     if not standing:
         return worth
-    totals = state.totals
-    worth += (totals[me] - max(t for seat, t in enumerate(totals) if seat != me)) / 100
-    if state.result is not None and state.result["places"][me] == 1:
-        worth += 1 / state.result["places"].count(1)
-    return worth
-
-
-def _against_average(scores: Sequence[float], me: int) -> float:
-    others = (sum(scores) - scores[me]) / (len(scores) - 1)
-    return (scores[me] - others) / 100
+    worth += lead(state.totals, me) / 100
+    return worth + match_won(state, me)
 
 
 def _expected(hands: Sequence[Sequence[str]], me: int) -> float:
@@ -680,18 +637,21 @@ def _expected(hands: Sequence[Sequence[str]], me: int) -> float:
     whole = sum(weights)
     total = sum(points)
     scores = [w / whole * (total - p) for w, p in zip(weights, points, strict=True)]
-    return _against_average(scores, me)
+    return against_average(scores, me)
 
+
+# The budget: a turn is several actions (matches, the end, the placements), each listing
+# every match the hand can make.
+POLICY = Policy(DosReading, Budget(actions=2_500, depth=60, more_seats=0.8), call)
 
 __all__ = [
+    "POLICY",
     "DosMemory",
     "DosWorlds",
     "Table",
     "candidates",
     "choose_quickly",
-    "normal",
     "ranked",
     "scores",
-    "strong",
     "table_from_state",
 ]

@@ -1,20 +1,22 @@
-"""The ``strong`` bot: search over the hidden cards, for the Crazy Eights family.
+"""The ``strong`` bot: search over the hidden cards, one search for every game.
 
 Determinized Monte Carlo. The seat cannot see the other hands or the stock,
 so it imagines them: each *world* deals the unseen cards again as its memory
-allows (:class:`~games.bots.worlds.Worlds`) and becomes a whole engine state.
-In each world every candidate action is played, and then the rest of the deal
-is played out by the rules of thumb for every seat (each seeing only its own
-hand of that world), to the end of the deal: the deal's scores, from the
-seat's side, are the action's value in that world (a whole match is too long
-to play out; a deal that has not ended after ``Budget.depth`` actions is judged
-by the cards left in hand). The action with the best total over the worlds is
-played.
+allows and becomes a whole engine state. In each world every candidate action
+is played, and then the rest of the deal is played out by the rules of thumb
+for every seat (each seeing only its own hand of that world), to the end of
+the deal: the deal's worth, from the seat's side, is the action's value in
+that world (a whole match is too long to play out; a deal that has not ended
+after ``Budget.depth`` actions is judged as it stands). The action with the
+best total over the worlds is played.
 
-* The candidates are the rules of thumb's best few (``Budget.candidates``),
-  so the search looks where the advice is unsure and a long list of plays
-  (Dodo's sets of cards, each eight four times) stays cheap; calls out of turn
-  are never searched (catching and announcing are always right).
+What differs between the games is a game's :class:`Reading` of the decision,
+made by its policy (:class:`games.bots.policy.Policy`): the candidates (the
+rules of thumb's best few, so the search looks where the advice is unsure and
+a long list of plays stays cheap; a call is never searched), the worlds, the
+rules of thumb that pick an action in a playout, and how a deal is judged.
+Everything else is this module's, the same for every game:
+
 * Every candidate meets the same worlds, with the same chance for the engine
   in them (its reshuffles), so the comparison between two actions is not
   blurred by the luck of the deal: only the action differs.
@@ -28,20 +30,20 @@ played.
   budget buys few worlds at four seats, and a choice made on their noise was
   worse than the advice (``docs/bots.md``).
 * The budget is a count of actions played out in the worlds, never a time, so
-  that the same bytes give the same choice on any machine; it is set by game
-  (``BUDGETS``), a share of it at three seats or more (``Budget.more_seats``),
+  that the same bytes give the same choice on any machine; each game's policy
+  carries its own, a share of it at three seats or more (``Budget.more_seats``),
   so that a decision takes under half a second at p99, with a margin, on the
   machine ``bench/bots.py`` was run on (``docs/bots.md``). A deal about to
   end plays out fast, so late in a deal many more worlds are imagined.
 
 The playouts are nearly all the time, so they do no more than they must,
-without changing what they compute (``tests/bots/test_memory.py`` plays them
+without changing what they compute (``tests/bots/test_search.py`` plays them
 against a plain playout): a world after the first is a copy of the first with
-its own cards (``Worlds.build``), each candidate plays on a copy of it
-(``copy_state``, not a load), the state's own list of legal actions is read
-(no copies) and not checked again when applied, a forced action builds no
-table for the rules of thumb, and the deal after the one played out, which the
-engine deals at once, is not shuffled.
+its own cards, each candidate plays on a copy of it (``copy_state``, not a
+load), an action just taken from the legal actions is applied unchecked
+(``GameState.apply_legal``), a forced action asks the rules of thumb nothing,
+and the deal after the one played out, which the engine deals at once, is not
+shuffled.
 
 A single-observer information-set MCTS (a new world each iteration, UCT over
 the rules of thumb's best few actions of every seat, the rules of thumb beyond
@@ -57,18 +59,15 @@ from __future__ import annotations
 
 import json
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
-from games.bots import thumb
-from games.bots.memory import Memory
-from games.bots.seen import Seen
 from games.bots.streams import Dice
-from games.bots.worlds import Worlds, copy_state
+from games.bots.worlds import copy_state
 from games.rules.base import Action, GameState
 from games.rules.chance import Chance
-from games.rules.crazy_eights import EightsState, hand_value
 
 T = TypeVar("T")
 
@@ -114,51 +113,76 @@ class Budget:
 MORE_SEATS_CONFIDENCE = 1.0
 
 
-# By game, so that a decision takes about the same time in each (``bench/bots.py``): an
-# action of Dodo (its sets of cards, its chains) costs about three times one of Crazy
-# Eights, and Crazy 8 notes positions once the stock is empty (blocked hands). On the
-# two-core machine of ``docs/bots.md``, with its other core busy, p99 lands at 0.3-0.4 s.
-BUDGETS: dict[str, Budget] = {
-    "crazy-eights": Budget(actions=11_000, more_seats=0.75),
-    "crazy-8": Budget(actions=8_000, more_seats=0.75),
-    "dodo": Budget(actions=2_500, more_seats=0.7),
-    # Dingo's own search (``games/bots/dingo.py``): always four seats; a deal is short (28
-    # discards and passes, then the hunts' answers), so its playouts go to the end of it.
-    "dingo": Budget(actions=6_000, depth=90),
-    # DOS's own search (``games/bots/dos.py``): a turn is several actions (matches, the
-    # end, the placements), each listing every match the hand can make.
-    "dos": Budget(actions=2_500, depth=60, more_seats=0.8),
-}
+class Worlds(Protocol):
+    """Whole states a seat cannot tell from the real one, its hidden cards dealt again."""
+
+    @property
+    def valid(self) -> bool:
+        """Whether what the seat remembers agrees with what it sees (else no world is imagined)."""
+        ...
+
+    def imagine(self, dice: Dice) -> GameState:
+        """One world, its hidden cards dealt by ``dice``: a state of its own to play on."""
+        ...
 
 
-def choose(seen: Seen, memory: Memory, dice: Dice, budget: Budget | None = None) -> Action:
-    budget = (budget or BUDGETS.get(seen.ruleset.id, Budget())).at(seen.seats)
-    ranked = thumb.ranked(thumb.table_from_seen(seen, memory), seen.legal)
-    if ranked[0]["type"] in thumb.CALLS:
-        return ranked[0]
-    candidates = ranked[: budget.candidates]
+class Reading(ABC):
+    """A game's reading of one decision that a seat owes: the search's view of the game.
+
+    Made by the game's policy from what the seat sees alone (its memory, its
+    rules of thumb); the search asks it nothing else.
+    """
+
+    @abstractmethod
+    def ranked(self) -> list[Action]:
+        """The legal actions worth considering, the rules of thumb's best first."""
+
+    def candidates(self, count: int) -> list[Action]:
+        """The actions to search, the advice's first choice first: ``ranked``'s best ``count``.
+
+        One alone is played without a search (a game's call, which is never searched).
+        """
+        return self.ranked()[:count]
+
+    @abstractmethod
+    def worlds(self) -> Worlds:
+        """The worlds the seat cannot tell from the real one."""
+
+    @abstractmethod
+    def pick(self, state: GameState, seat: int, legal: Sequence[Action]) -> Action:
+        """The rules of thumb's choice among ``legal`` (two or more) for ``seat`` of a world,
+        seeing only its own hand there."""
+
+    @abstractmethod
+    def judge(self, state: GameState, me: int, deal: int, *, standing: bool) -> float:
+        """What the deal ``deal``, played out in ``state`` as far as it went, is worth to
+        ``me``; by the match's ``standing`` after it (``Budget.standing``) or not."""
+
+
+def choose(reading: Reading, me: int, budget: Budget, dice: Dice) -> Action:
+    """The action the search plays for seat ``me``: one of ``reading``'s candidates."""
+    candidates = reading.candidates(budget.candidates)
     if len(candidates) == 1:
         return candidates[0]
-    worlds = Worlds(seen, memory)
+    worlds = reading.worlds()
     if not worlds.valid:
         return candidates[0]
-    rules = thumb.rules_of(seen.ruleset, seen.seats, seen.options)
 
     def play(number: int, indices: Sequence[int]) -> list[tuple[float, int]] | None:
-        world = worlds.build(*worlds.sample(dice.child("world", number)))
+        world = worlds.imagine(dice.child("world", number))
         chance = dice.chance("playout", number)
         results = []
         for index in indices:
             state = copy_state(world)
-            if number == 0 and not _legal_in(state, seen.seat, candidates[index]):
+            if number == 0 and not _legal_in(state, me, candidates[index]):
                 return None  # a world that is not the seat's: never expected
             results.append(
                 playout(
                     state,
-                    seen.seat,
+                    me,
                     candidates[index],
                     chance,
-                    rules,
+                    reading,
                     budget.depth,
                     standing=budget.standing,
                 )
@@ -240,67 +264,30 @@ def playout(
     me: int,
     action: Action,
     chance: Chance,
-    rules: thumb.Rules,
+    reading: Reading,
     depth: int,
     *,
     standing: bool = False,
 ) -> tuple[float, int]:
-    """``me`` takes ``action``, the rules of thumb play on to the end of the deal.
+    """``me`` takes ``action``; the rules of thumb (``reading.pick``) play every seat on, to
+    the end of the deal or ``depth`` actions more.
 
-    Returns the deal's value to ``me`` (:func:`judge`) and the number of actions played.
+    Returns the deal's worth to ``me`` (``reading.judge``) and the number of actions played.
     """
-    assert isinstance(state, EightsState)
     deal = state.hand_no
     chance = _ThisDeal(chance)
     state.apply(me, action, chance)
-    # Every later action is one of the state's own legal actions, just listed: the
-    # engine's test of each (``check``, a fifth of a playout's time) has nothing to find.
-    vars(state)["check"] = _checked
     played = 1
     while played <= depth and state.result is None and state.hand_no == deal:
-        seat = state.turn
-        # The state's own list of the legal actions (``legal_actions`` hands out a new list
-        # of the same shared actions): only read here, never changed.
-        legal = state._legal(seat)
-        if len(legal) == 1:  # forced: no table to build
-            state.apply(seat, legal[0], chance)
+        seat = state.to_act[0]
+        legal = state.legal_actions(seat)
+        # Taken from the legal actions of this very position: applied unchecked.
+        if len(legal) == 1:  # forced: nothing to ask the rules of thumb
+            state.apply_legal(seat, legal[0], chance)
         else:
-            state.apply(
-                seat, thumb.choose(thumb.table_from_state(state, seat, rules), legal), chance
-            )
+            state.apply_legal(seat, reading.pick(state, seat, legal), chance)
         played += 1
-    return judge(state, me, rules, deal, standing=standing), played
-
-
-def judge(
-    state: EightsState, me: int, rules: thumb.Rules, deal: int, *, standing: bool = False
-) -> float:
-    """What the deal ``deal``, played out in ``state`` as far as it went, is worth to ``me``.
-
-    A deal that ended is worth its scores (:func:`value`); one still going, what is
-    left in hand, at half weight. By the ``standing``, the match's totals after the deal
-    count instead of the deal's scores alone: the lead over the best of the others, and
-    a whole point (a hundred of the game's) for the match won.
-    """
-    ended = state.result is not None or state.hand_no != deal
-    if ended:
-        worth = 0.0 if standing else value(state.history[-1]["scores"], me, rules)
-    else:
-        held = [hand_value(hand) for hand in state.hands]
-        worth = value([-h for h in held] if rules.collects else held, me, rules) / 2
-    if not standing:
-        return worth
-    totals = state.totals
-    others = [total for seat, total in enumerate(totals) if seat != me]
-    lead = totals[me] - max(others) if rules.collects else min(others) - totals[me]
-    worth += lead / 100
-    if state.result is not None and state.result["places"][me] == 1:
-        worth += 1 / state.result["places"].count(1)
-    return worth
-
-
-def _checked(seat: int, action: Action) -> None:
-    """``GameState.check`` for an action taken from the state's own legal actions."""
+    return reading.judge(state, me, deal, standing=standing), played
 
 
 class _ThisDeal:
@@ -327,8 +314,28 @@ class _ThisDeal:
         return self.chance.integer(n, label=label, hand=hand, seq=seq)
 
 
-def value(scores: Sequence[int], me: int, rules: thumb.Rules) -> float:
-    """A deal's scores from ``me``'s side: its own against the others' average, in hundreds."""
+def against_average(scores: Sequence[float], me: int, *, higher_wins: bool = True) -> float:
+    """A deal's scores from ``me``'s side: its own against the others' average, in hundreds.
+
+    >>> against_average([30, 0, 0], 0), against_average([30, 0, 0], 0, higher_wins=False)
+    (0.3, -0.3)
+    """
     others = (sum(scores) - scores[me]) / (len(scores) - 1)
-    mine = scores[me] - others if rules.collects else others - scores[me]
+    mine = scores[me] - others if higher_wins else others - scores[me]
     return mine / 100
+
+
+def lead(totals: Sequence[int], me: int, *, higher_wins: bool = True) -> int:
+    """``me``'s lead over the best of the others in the match's ``totals``.
+
+    >>> lead([40, 25, 30], 0), lead([40, 25, 30], 1, higher_wins=False)
+    (10, 5)
+    """
+    others = [total for seat, total in enumerate(totals) if seat != me]
+    return totals[me] - max(others) if higher_wins else min(others) - totals[me]
+
+
+def match_won(state: GameState, me: int) -> float:
+    """A whole point for the match won by ``me`` (shared when the first place is), else 0."""
+    places: list[int] = state.result["places"] if state.result is not None else []
+    return 1 / places.count(1) if places and places[me] == 1 else 0.0

@@ -146,6 +146,10 @@ class Worlds:
         pile = list(memory.pile) if self.followed else [*below, seen.view["pile_top"]]
         return hands, stock, pile
 
+    def imagine(self, dice: Dice) -> GameState:
+        """A world sampled by ``dice`` (:meth:`sample`), built (:meth:`build`)."""
+        return self.build(*self.sample(dice))
+
     def build(self, hands: list[list[str]], stock: list[str], pile: list[str]) -> GameState:
         """The whole engine state of this world: the view's public fields, the memory's, the deal.
 
@@ -220,9 +224,11 @@ def copy_state(state: GameState) -> GameState:
     """A copy of ``state`` to play on, as ``ruleset.load(state.to_json())`` would make it.
 
     Several times quicker than loading: every attribute as it is, each list
-    copied (and the lists in it: the hands) and each dict, and no legal actions
-    worked out yet. The engine's states hold nothing else that changes
-    (``tests/bots/test_memory.py`` checks the copy against a load).
+    copied (and the lists in it: the hands) and each dict. The copy is of the
+    same position, so whatever the state worked out for it holds for the copy
+    too. The engine's states hold nothing else that changes
+    (``tests/bots/test_memory.py`` checks the copy against a load); a public
+    ``GameState.copy`` in the engine would take this one's place.
     """
     copied = object.__new__(type(state))
     fields = copied.__dict__
@@ -232,5 +238,4 @@ def copy_state(state: GameState) -> GameState:
         elif type(value) is dict:
             value = dict(value)
         fields[name] = value
-    copied._legal_by_seat = {}
     return copied

@@ -13,10 +13,13 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from games.bots import choose, seen_from
+import pytest
+
+import games.bots
+from games.bots import Budget, choose, seen_from
 from games.rules import VERSIONS
 from games.rules.base import Action, Event, GameState, InvalidOptions, Ruleset
 from games.rules.chance import SeededChance
@@ -32,6 +35,12 @@ MAX_ACTIONS = 20_000
 
 def seed_of(*parts: object) -> bytes:
     return hashlib.sha256("/".join(map(str, parts)).encode()).digest()
+
+
+def search_on(monkeypatch: pytest.MonkeyPatch, budget: Budget) -> None:
+    """Every game's policy searches on ``budget`` (a test's, smaller than the game's own)."""
+    smaller = {game: replace(policy, budget=budget) for game, policy in games.bots.POLICIES.items()}
+    monkeypatch.setattr(games.bots, "POLICIES", smaller)
 
 
 def random_options(ruleset: Ruleset, seats: int, chooser: random.Random) -> dict[str, Any]:
@@ -55,8 +64,8 @@ def random_options(ruleset: Ruleset, seats: int, chooser: random.Random) -> dict
             continue
 
 
-# The Crazy Eights family: the games of ``games/bots/memory.py``, ``thumb.py`` and ``search.py``
-# (Dingo's bots are ``games/bots/dingo.py``, tested in ``test_dingo.py``).
+# The Crazy Eights family: the games of ``games/bots/eights.py``, ``memory.py``, ``thumb.py`` and
+# ``worlds.py`` (Dingo's bots are ``games/bots/dingo.py``, tested in ``test_dingo.py``).
 FAMILY = frozenset({"crazy-eights", "crazy-8", "dodo"})
 
 

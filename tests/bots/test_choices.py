@@ -21,12 +21,12 @@ from typing import Any
 
 import pytest
 
-from games.bots import LEVELS, UnknownLevel, choose, search, seen_from
+from games.bots import LEVELS, Budget, UnknownLevel, choose, seen_from
 from games.rules.base import Event, GameState
 from games.rules.crazy_8 import Crazy8
 from games.rules.crazy_eights import CrazyEights
 from games.rules.dodo import Dodo
-from tests.bots.tables import positions, seed_of
+from tests.bots.tables import positions, search_on, seed_of
 from tests.rules.stacked import play, play_through, stacked_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,9 +35,7 @@ BYTES = seed_of("choices")
 
 @pytest.fixture(autouse=True)
 def smaller_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(
-        search, "BUDGETS", {game: search.Budget(actions=1500) for game in search.BUDGETS}
-    )
+    search_on(monkeypatch, Budget(actions=1500))
 
 
 def choices(state: GameState, events: list[Event], seat: int) -> dict[str, Any]:
@@ -56,10 +54,12 @@ def test_the_same_inputs_give_the_same_choice() -> None:
 
 def test_the_choices_do_not_depend_on_the_process() -> None:
     script = (
-        "import json, random\n"
-        "from games.bots import LEVELS, choose, search, seen_from\n"
+        "import dataclasses, json, random\n"
+        "import games.bots\n"
+        "from games.bots import LEVELS, Budget, choose, seen_from\n"
         "from tests.bots.tables import positions, seed_of\n"
-        "search.BUDGETS = {g: search.Budget(actions=1500) for g in search.BUDGETS}\n"
+        "games.bots.POLICIES = {g: dataclasses.replace(p, budget=Budget(actions=1500))\n"
+        "                       for g, p in games.bots.POLICIES.items()}\n"
         "out = []\n"
         "for state, events, seat in positions(random.Random('processes'), 25):\n"
         "    seen = seen_from(state, seat, events)\n"

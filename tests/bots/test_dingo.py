@@ -21,14 +21,14 @@ from typing import Any
 
 import pytest
 
-from games.bots import LEVELS, choose, search, seen_from
+from games.bots import LEVELS, Budget, choose, seen_from
 from games.bots.dingo import DingoMemory, DingoWorlds, Knowledge, keep_value, ranked
 from games.bots.streams import Dice
 from games.bots.worlds import copy_state
 from games.rules.base import Event
 from games.rules.chance import SeededChance
 from games.rules.dingo import Dingo, DingoState
-from tests.bots.tables import Match, positions, seed_of
+from tests.bots.tables import Match, positions, search_on, seed_of
 from tests.rules.test_dingo import act, discard, hunt_table, new_match, pass_
 
 POSITIONS = 200
@@ -36,7 +36,7 @@ POSITIONS = 200
 
 @pytest.fixture(autouse=True)
 def small_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search, "BUDGETS", {"dingo": search.Budget(actions=300, depth=90)})
+    search_on(monkeypatch, Budget(actions=300, depth=90))
 
 
 def dingo_positions(

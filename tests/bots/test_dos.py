@@ -1,5 +1,6 @@
 """DOS's bots (``games/bots/dos.py``): a memory true to what the seat saw, worlds it cannot
-tell from the real one, the rules of thumb on stacked tables, and a search within its budget.
+tell from the real one, and the rules of thumb on stacked tables (the search within its
+budget, for every game: ``test_search.py``).
 
 Over real positions of seeded DOS matches played by ``easy`` bots:
 
@@ -23,23 +24,23 @@ from typing import Any
 
 import pytest
 
-from games.bots import LEVELS, choose, dos, search, seen_from
+from games.bots import LEVELS, Budget, choose, seen_from
 from games.bots.dos import DosMemory, DosWorlds
 from games.bots.streams import Dice
 from games.bots.worlds import copy_state
 from games.rules.base import Event
 from games.rules.chance import SeededChance
 from games.rules.dos import Dos, DosState
-from tests.bots.tables import Match, positions, seed_of
+from tests.bots.tables import Match, positions, search_on, seed_of
 from tests.rules.test_dos import END, act, arrange, bonus, match, place
 
 POSITIONS = 150
-BUDGET = search.Budget(actions=300, depth=30)
+BUDGET = Budget(actions=300, depth=30)
 
 
 @pytest.fixture(autouse=True)
 def small_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search, "BUDGETS", {"dos": BUDGET})
+    search_on(monkeypatch, BUDGET)
 
 
 def dos_positions(
@@ -244,35 +245,6 @@ def test_the_same_seen_and_bytes_give_the_same_choice() -> None:
         first = choose(seen, "strong", seed_of("same", number))
         assert first == choose(seen_from(state, seat, events), "strong", seed_of("same", number))
         assert first in seen.legal
-
-
-def test_the_search_plays_out_no_more_than_its_budget_and_a_world(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The budget is a count of actions: a decision's cost is bounded whatever the machine."""
-    played: list[int] = []
-    real = dos.playout
-
-    def counted(*args: Any, **kwargs: Any) -> tuple[float, int]:
-        value, actions = real(*args, **kwargs)
-        played.append(actions)
-        return value, actions
-
-    monkeypatch.setattr(dos, "playout", counted)
-    budget = search.Budget(actions=400, candidates=4, depth=25)
-    searched = 0
-    for number, (state, events, seat) in enumerate(dos_positions("budget", 60)):
-        played.clear()
-        seen = seen_from(state, seat, events)
-        action = dos.strong(seen, Dice(seed_of("budget", number)), budget)
-        assert action in seen.legal
-        if played:
-            searched += 1
-            # Each round of halving stops after the world that reaches its share.
-            rounds = max(1, (budget.candidates - 1).bit_length())
-            assert sum(played) <= budget.actions + rounds * budget.candidates * (budget.depth + 1)
-            assert max(played) <= budget.depth + 1
-    assert searched >= 10
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -16,19 +16,19 @@ import random
 
 import pytest
 
-from games.bots import LEVELS, search
+from games.bots import LEVELS, Budget
 from games.rules.base import Ruleset
-from tests.bots.tables import PRESETS, Match, random_table, seed_of
+from tests.bots.tables import PRESETS, Match, random_table, search_on, seed_of
 
 RANDOM_TABLES = 72
 BATCHES = 6  # the random tables, in batches that pytest-xdist can spread
 # The search at its smallest: a world or so for each of three candidates, played out briefly.
-TINY = search.Budget(actions=1, candidates=3, depth=8)
+TINY = Budget(actions=1, candidates=3, depth=8)
 
 
 @pytest.fixture(autouse=True)
 def small_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search, "BUDGETS", {game: TINY for game in search.BUDGETS})
+    search_on(monkeypatch, TINY)
 
 
 def quick(ruleset: Ruleset, seats: int) -> dict[str, object]:

@@ -23,14 +23,13 @@ import random
 from collections import Counter
 from typing import Any
 
-from games.bots import search, thumb
 from games.bots.memory import Memory, Slot
 from games.bots.seen import seen_from
 from games.bots.streams import Dice
 from games.bots.worlds import Worlds, copy_state
-from games.rules.base import Action, GameState
+from games.rules.base import GameState
 from games.rules.chance import SeededChance
-from games.rules.crazy_eights import CrazyEights, hand_value
+from games.rules.crazy_eights import CrazyEights
 from tests.bots.tables import FAMILY, positions
 from tests.rules.stacked import DRAW, play, play_through, stacked_game
 
@@ -122,48 +121,6 @@ def test_every_world_built_is_the_state_its_saved_form_loads() -> None:
                 loaded.apply(actor, loaded.legal_actions(actor)[0], chance)
             assert json.dumps(built.to_json(), sort_keys=True) == before
             assert copied.to_json() == loaded.to_json()
-
-
-def plain_playout(
-    state: Any, me: int, action: Action, chance: SeededChance, rules: thumb.Rules, depth: int
-) -> tuple[float, int]:
-    """``search.playout`` written plainly: public calls only, every action checked, every deal shuffled."""
-    deal = state.hand_no
-    state.apply(me, action, chance)
-    played = 1
-    while played <= depth and state.result is None and state.hand_no == deal:
-        seat = state.turn
-        table = thumb.table_from_state(state, seat, rules)
-        state.apply(seat, thumb.choose(table, state.legal_actions(seat)), chance)
-        played += 1
-    if state.result is not None or state.hand_no != deal:
-        return search.value(state.history[-1]["scores"], me, rules), played
-    held = [hand_value(hand) for hand in state.hands]
-    return search.value([-h for h in held] if rules.collects else held, me, rules) / 2, played
-
-
-def test_a_playout_plays_what_the_plain_one_does() -> None:
-    """The search's playout (no copies of the legal actions, no check of them, the next deal
-    left unshuffled, a copied state) comes to what the plain one does on a loaded state."""
-    compared = 0
-    for number, (state, events, seat) in enumerate(
-        positions(random.Random(5), POSITIONS // 2, games=FAMILY)
-    ):
-        if seat not in state.to_act:
-            continue
-        seen = seen_from(state, seat, events)
-        worlds = Worlds(seen, Memory(seen))
-        hands, stock, pile = worlds.sample(Dice(bytes([number % 256])))
-        saved = worlds.saved([list(hand) for hand in hands], list(stock), list(pile))
-        world = worlds.build(hands, stock, pile)
-        rules = thumb.rules_of(seen.ruleset, seen.seats, seen.options)
-        for action in seen.legal:
-            chance = SeededChance(bytes([number % 256]) * 32)
-            fast = search.playout(copy_state(world), seat, action, chance, rules, 60)
-            plain = plain_playout(seen.ruleset.load(saved), seat, action, chance, rules, 60)
-            assert fast == plain
-            compared += 1
-    assert compared > 100
 
 
 def test_the_memory_never_rules_out_the_truth() -> None:

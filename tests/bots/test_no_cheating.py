@@ -16,10 +16,10 @@ import random
 
 import pytest
 
-from games.bots import LEVELS, choose, search
+from games.bots import LEVELS, Budget, choose
 from games.bots.seen import seen_from
 from games.rules.base import GameState
-from tests.bots.tables import positions, seed_of
+from tests.bots.tables import positions, search_on, seed_of
 
 POSITIONS = {"easy": 200, "normal": 200, "strong": 40}
 
@@ -66,9 +66,7 @@ def hidden_dealt_again(state: GameState, seat: int, chooser: random.Random) -> G
 def test_states_that_look_the_same_from_a_seat_get_the_same_choice(
     level: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(
-        search, "BUDGETS", {game: search.Budget(actions=600) for game in search.BUDGETS}
-    )
+    search_on(monkeypatch, Budget(actions=600))
     chooser = random.Random(f"no cheating {level}")
     differing = 0
     for number, (state, events, seat) in enumerate(positions(chooser, POSITIONS[level])):

@@ -7,7 +7,8 @@ from types import SimpleNamespace
 import pytest
 
 from games import services
-from games.bots import search
+from games.bots import Budget
+from tests.bots.tables import search_on
 
 
 @pytest.fixture
@@ -15,5 +16,4 @@ def fixed_seed(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) 
     """The bots' tables deal the same cards each run; ``strong`` searches on a small budget."""
     seed = request.node.name.encode()[-32:].ljust(32, b".")
     monkeypatch.setattr(services, "secrets", SimpleNamespace(token_bytes=lambda n: seed[:n]))
-    small = search.Budget(actions=300, candidates=3, depth=90)
-    monkeypatch.setattr(search, "BUDGETS", dict.fromkeys(search.BUDGETS, small))
+    search_on(monkeypatch, Budget(actions=300, candidates=3, depth=90))

@@ -21,11 +21,12 @@ from fairplay.publishing import signed_record
 from fairplay.services import seed_for
 from fairplay.verify import verify
 from games import bot_play, outbox, services, tasks
-from games.bots import search
+from games.bots import Budget
 from games.bots.streams import for_move
 from games.models import Move, OutboxItem, Seat, Table
 from games.rules import find_ruleset
 from games.rules.chance import SeededChance
+from tests.bots.tables import search_on
 from tests.factories import (
     TABLES,
     assert_error,
@@ -39,7 +40,7 @@ from tests.factories import (
 
 pytestmark = pytest.mark.django_db
 
-SMALL = search.Budget(actions=300, candidates=3, depth=12)
+SMALL = Budget(actions=300, candidates=3, depth=12)
 
 
 @pytest.fixture(autouse=True)
@@ -47,7 +48,7 @@ def _quick_strong_bots_and_fixed_deals(
     monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     """``strong`` searches as always, on a small budget; each test deals the same cards each run."""
-    monkeypatch.setattr(search, "BUDGETS", dict.fromkeys(search.BUDGETS, SMALL))
+    search_on(monkeypatch, SMALL)
     seed = request.node.name.encode()[-32:].ljust(32, b".")
     monkeypatch.setattr(services, "secrets", SimpleNamespace(token_bytes=lambda n: seed[:n]))
 

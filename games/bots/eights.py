@@ -1,0 +1,98 @@
+"""The bots of the Crazy Eights family (Crazy Eights, Crazy 8, Dodo): its policy and budgets.
+
+The family's knowledge is in its own modules: a seat's memory of the match
+(``games/bots/memory.py``), the rulebooks' advice as rules of thumb
+(``games/bots/thumb.py``) and the worlds a seat cannot tell from the real one
+(``games/bots/worlds.py``). :class:`EightsReading` reads a decision with them,
+and each game of the family has its policy (:class:`~games.bots.policy.Policy`)
+on it with a budget of its own: ``normal`` plays the rules of thumb's first
+choice; ``strong`` searches their best few
+(``games/bots/search.py``), each played out by the rules of thumb for every
+seat, and judges a deal by its scores from the seat's side (at three seats or
+more, by the match's standing after it).
+
+Out of turn, and whenever the seat to act may make one, a call is made
+(catching whoever may be caught, announcing one's own last card): a call is
+never searched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from games.bots import thumb
+from games.bots.memory import Memory
+from games.bots.policy import Policy
+from games.bots.search import Budget, Reading, against_average, lead, match_won
+from games.bots.seen import Seen
+from games.bots.worlds import Worlds
+from games.rules.base import Action, GameState
+from games.rules.crazy_eights import EightsState, hand_value
+
+
+class EightsReading(Reading):
+    """A decision of the family, read from the seat's memory of the match."""
+
+    def __init__(self, seen: Seen) -> None:
+        self.seen = seen
+        self.memory = Memory(seen)
+        self.rules = thumb.rules_of(seen.ruleset, seen.seats, seen.options)
+
+    def ranked(self) -> list[Action]:
+        return thumb.ranked(thumb.table_from_seen(self.seen, self.memory), self.seen.legal)
+
+    def candidates(self, count: int) -> list[Action]:
+        ranked = self.ranked()
+        return ranked[:1] if ranked[0]["type"] in thumb.CALLS else ranked[:count]
+
+    def worlds(self) -> Worlds:
+        return Worlds(self.seen, self.memory)
+
+    def pick(self, state: GameState, seat: int, legal: Sequence[Action]) -> Action:
+        return thumb.choose(thumb.table_from_state(state, seat, self.rules), legal)
+
+    def judge(self, state: GameState, me: int, deal: int, *, standing: bool) -> float:
+        assert isinstance(state, EightsState)
+        return judge(state, me, self.rules, deal, standing=standing)
+
+
+def judge(
+    state: EightsState, me: int, rules: thumb.Rules, deal: int, *, standing: bool = False
+) -> float:
+    """What the deal ``deal``, played out in ``state`` as far as it went, is worth to ``me``.
+
+    A deal that ended is worth its scores (:func:`value`); one still going, what is
+    left in hand, at half weight. By the ``standing``, the match's totals after the deal
+    count instead of the deal's scores alone: the lead over the best of the others, and
+    a whole point (a hundred of the game's) for the match won.
+    """
+    ended = state.result is not None or state.hand_no != deal
+    if ended:
+        worth = 0.0 if standing else value(state.history[-1]["scores"], me, rules)
+    else:
+        held = [hand_value(hand) for hand in state.hands]
+        worth = value([-h for h in held] if rules.collects else held, me, rules) / 2
+    if not standing:
+        return worth
+    worth += lead(state.totals, me, higher_wins=rules.collects) / 100
+    return worth + match_won(state, me)
+
+
+def value(scores: Sequence[int], me: int, rules: thumb.Rules) -> float:
+    """A deal's scores from ``me``'s side: its own against the others' average, in hundreds."""
+    return against_average(scores, me, higher_wins=rules.collects)
+
+
+def call(seen: Seen) -> Action | None:
+    """Out of turn: catch whoever may be caught; announce one's own last card."""
+    return next((action for action in seen.legal if action["type"] in thumb.CALLS), None)
+
+
+# The budgets, by game, so that a decision takes about the same time in each
+# (``bench/bots.py``): an action of Dodo (its sets of cards, its chains) costs about three
+# times one of Crazy Eights, and Crazy 8 notes positions once the stock is empty (blocked
+# hands). On the two-core machine of ``docs/bots.md``, with its other core busy, p99 lands
+# at 0.3-0.4 s.
+CRAZY_EIGHTS = Policy(EightsReading, Budget(actions=11_000, more_seats=0.75), call)
+CRAZY_8 = Policy(EightsReading, Budget(actions=8_000, more_seats=0.75), call)
+DODO = Policy(EightsReading, Budget(actions=2_500, more_seats=0.7), call)
