@@ -13,12 +13,6 @@ its user is saved (deactivated, renamed, a new password), at once and again
 when that transaction commits; a change that goes around ``save()`` (a
 queryset ``update``) is seen within ``TOKEN_CACHE_SECONDS``. When the cache
 cannot be reached, the token is looked up in the database as before.
-
-The two requests of every move (a table's GET, the move's POST) do without the
-cache: the statement that reads the table reads the token's user too
-(:func:`token_key` checks the header first, :func:`token_columns_sql` adds the
-columns, :func:`token_owner` refuses as this class does), so they cost no round
-trip of their own and a revoked token is refused there at once.
 """
 
 from __future__ import annotations
@@ -27,7 +21,6 @@ import functools
 import hashlib
 import logging
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -36,8 +29,6 @@ from django.db import DEFAULT_DB_ALIAS, transaction
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed
-
-from config.orm import from_db
 
 logger = logging.getLogger(__name__)
 
@@ -83,12 +74,12 @@ def _checked(key: str) -> str:
 _TOKEN_FIELDS = ("key", "user_id", "created")
 
 
-def _from_columns(key: str, user_values: Sequence[Any], created: Any) -> tuple[Any, Token]:
+def _from_cache(key: str, user_values: list[Any], created: Any) -> tuple[Any, Token]:
     """The user and the token, as a lookup of the token would make them (password deferred)."""
-    user = from_db(get_user_model(), DEFAULT_DB_ALIAS, _user_fields(), user_values)
+    user = get_user_model().from_db(DEFAULT_DB_ALIAS, list(_user_fields()), list(user_values))
     if not user.is_active:
         raise AuthenticationFailed("User inactive or deleted.")
-    token = from_db(Token, DEFAULT_DB_ALIAS, _TOKEN_FIELDS, [key, user.pk, created])
+    token = Token.from_db(DEFAULT_DB_ALIAS, list(_TOKEN_FIELDS), [key, user.pk, created])
     token.user = user
     return user, token
 
@@ -102,7 +93,7 @@ class StrictTokenAuthentication(TokenAuthentication):
             logger.warning("token cache unreachable", exc_info=True)
             return super().authenticate_credentials(key)
         if cached is not None:
-            return _from_columns(key, cached["user"], cached["created"])
+            return _from_cache(key, cached["user"], cached["created"])
         user, token = super().authenticate_credentials(key)
         entry = {"user": [getattr(user, name) for name in _user_fields()], "created": token.created}
         try:
@@ -110,50 +101,3 @@ class StrictTokenAuthentication(TokenAuthentication):
         except Exception:
             logger.warning("token cache unreachable", exc_info=True)
         return user, token
-
-
-# -- a token looked up in a statement that reads something else too --------------------
-
-
-class _HeaderOnly(StrictTokenAuthentication):
-    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
-        return _checked(key), None
-
-
-def token_key(request: Any) -> str | None:
-    """The key of the request's ``Authorization: Token <key>`` header, the header and the key
-    checked as :class:`StrictTokenAuthentication` checks them (with the same refusals), not
-    yet looked up; None when the request names no token."""
-    header = request.META.get("HTTP_AUTHORIZATION")
-    if isinstance(header, str) and _USUAL_HEADER.fullmatch(header):
-        return header[6:]  # the usual header: DRF's steps would find this key, and no fault
-    found = _HeaderOnly().authenticate(request)  # DRF's steps, with their refusals
-    return None if found is None else found[0]
-
-
-# The header nearly every request with a token sends. DRF reads it from ``request.headers``,
-# which is made from all of the request's headers: a thirtieth of a table's GET (cProfile).
-_USUAL_HEADER = re.compile(r"Token [0-9a-f]{40}")
-
-
-def token_columns_sql(key_placeholder: str = "%s") -> tuple[str, str]:
-    """What a statement adds to read the token ``key_placeholder`` names along with its own
-    rows: the columns :func:`token_owner` takes, and a join that leaves them NULL when no
-    such token exists (to follow the statement's FROM)."""
-    user = get_user_model()._meta
-    column = {field.attname: field.column for field in user.concrete_fields}
-    columns = ", ".join(f'"fd_token_user"."{column[name]}"' for name in _user_fields())
-    joins = (
-        f'LEFT JOIN "{Token._meta.db_table}" "fd_token" ON "fd_token"."key" = {key_placeholder} '
-        f'LEFT JOIN "{user.db_table}" "fd_token_user" ON "fd_token_user"."id" = "fd_token"."user_id"'
-    )
-    return f'{columns}, "fd_token"."created"', joins
-
-
-def token_owner(key: str, columns: Sequence[Any]) -> tuple[Any, Token]:
-    """The user and the token from the columns of :func:`token_columns_sql`, refused as
-    :class:`StrictTokenAuthentication` refuses an unknown token or an inactive user."""
-    *user_values, created = columns
-    if created is None:
-        raise AuthenticationFailed("Invalid token.")
-    return _from_columns(key, user_values, created)

@@ -1,15 +1,20 @@
-"""DRF's JSON renderer, writing by orjson what it writes the same (``config.json_codec``)."""
+"""DRF's JSON renderer, writing by orjson what it writes the same."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from rest_framework import renderers
-
-from config.json_codec import dumps
 
 # DRF escapes these two (JSON allows them raw; JavaScript's string literals did not).
 _LINE_SEPARATOR, _PARAGRAPH_SEPARATOR = "\u2028".encode(), "\u2029".encode()
+# What orjson writes its own way rather than as DRF does: handed back to be refused.
+_PASSTHROUGH = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError  # orjson then raises its JSONEncodeError: DRF's way writes the value
 
 
 class JSONRenderer(renderers.JSONRenderer):
@@ -30,10 +35,11 @@ class JSONRenderer(renderers.JSONRenderer):
         if data is not None and self.compact and not self.ensure_ascii:
             plain = accepted_media_type is None or ";" not in accepted_media_type
             if plain and not (renderer_context and renderer_context.get("indent")):
-                written = dumps(data)
-                if written is not None:
-                    if _LINE_SEPARATOR in written or _PARAGRAPH_SEPARATOR in written:
-                        written = written.replace(_LINE_SEPARATOR, b"\\u2028")
-                        written = written.replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
-                    return written
+                try:
+                    written = orjson.dumps(data, default=_refuse, option=_PASSTHROUGH)
+                except orjson.JSONEncodeError:
+                    pass
+                else:
+                    written = written.replace(_LINE_SEPARATOR, b"\\u2028")
+                    return written.replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
         return super().render(data, accepted_media_type, renderer_context)

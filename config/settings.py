@@ -50,13 +50,6 @@ DATABASES["default"].setdefault(
     "CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=600 if PRODUCTION else 0)
 )
 DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
-POSTGRESQL_ENGINE = "config.postgresql"
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Django's backend, checking a kept connection without a round trip (config/postgresql).
-    DATABASES["default"]["ENGINE"] = POSTGRESQL_ENGINE
-# The hot paths' statements prepared on the server once per connection
-# (config/postgresql); false behind PgBouncer in transaction mode.
-FAIRDEAL_PREPARED_STATEMENTS = env.bool("FAIRDEAL_PREPARED_STATEMENTS", default=True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     # The one-command run has two writers, the web process and the worker. Readers
@@ -181,7 +174,10 @@ if PRODUCTION:
         )
     if DEBUG:
         problems.append("DEBUG must be off")
-    if "DATABASE_URL" not in env or DATABASES["default"]["ENGINE"] != POSTGRESQL_ENGINE:
+    if (
+        "DATABASE_URL" not in env
+        or DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql"
+    ):
         problems.append("DATABASE_URL must name a PostgreSQL database")
     if "ALLOWED_HOSTS" not in env or not ALLOWED_HOSTS:
         problems.append("ALLOWED_HOSTS must be set")
@@ -246,14 +242,14 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "config.middleware.CSPMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "config.middleware.MessageMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -407,7 +403,6 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["config.renderers.JSONRenderer"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.negotiation.JSONFirstNegotiation",
     "DEFAULT_PARSER_CLASSES": ["config.parsers.StrictJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.errors.api_exception_handler",

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from games.models import Heartbeat
+from games.models import Heartbeat, OutboxItem
 
 
 def record(name: str, at: datetime | None = None) -> None:
@@ -57,14 +57,29 @@ def _heartbeats() -> dict[str, datetime]:
     return dict(Heartbeat.objects.values_list("name", "at"))
 
 
+def _outbox(now: datetime) -> dict[str, Any]:
+    """How much work waits in the outbox (games.outbox), and since when.
+
+    ``pending`` is what is due and not done (the backlog), ``oldest`` the due
+    time of the longest waiting of it; ``scheduled`` is what is not due yet
+    (a "your turn" mail's wait, a retry's backoff, an item a worker holds).
+    """
+    waiting = OutboxItem.objects.filter(done_at__isnull=True)
+    due = waiting.filter(due_at__lte=now)
+    return {
+        "pending": due.count(),
+        "scheduled": waiting.filter(due_at__gt=now).count(),
+        "failing": waiting.filter(attempts__gt=0, last_error__gt="").count(),
+        "oldest": due.order_by("due_at").values_list("due_at", flat=True).first(),
+    }
+
+
 def status(now: datetime | None = None) -> dict[str, Any]:
     """What an operator needs to know, as JSON; ``ok`` is false if anything is wrong.
 
     The sweep is late when it last completed more than :func:`stale_after`
     seconds ago, or never has: that is a beat that died or was never started.
     """
-    from games import outbox
-
     now = now or timezone.now()
     database = _database()
     report: dict[str, Any] = {"database": database, "broker": _broker()}
@@ -80,7 +95,7 @@ def status(now: datetime | None = None) -> dict[str, Any]:
             "interval_seconds": settings.FAIRDEAL_SWEEP_SECONDS,
             "stale_after_seconds": limit,
         }
-        waiting = outbox.pending(now)
+        waiting = _outbox(now)
         oldest = waiting["oldest"]
         drained = beats.get("outbox")
         report["outbox"] = {

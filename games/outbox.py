@@ -47,6 +47,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from config.celery import app
 from games import health
 from games.models import OutboxItem
 
@@ -63,6 +64,8 @@ LEASE = timedelta(minutes=5)
 FIRST_BACKOFF = timedelta(seconds=5)
 LONGEST_BACKOFF = timedelta(hours=1)
 BATCH = 50
+# The task that drains the outbox (games.tasks.drain_outbox), sent by its name.
+DRAIN_TASK = "games.drain_outbox"
 # Done items are kept this long, for whoever looks into a complaint, then deleted.
 KEEP_DONE = timedelta(days=7)
 
@@ -84,7 +87,7 @@ def handler(kind: str, *, urgent: bool = False) -> Callable[[Handler], Handler]:
 
 def item(kind: str, *, delay: timedelta | None = None, **payload: Any) -> OutboxItem:
     """Work to do once the surrounding transaction commits (and ``delay`` has passed): the
-    item, not yet saved, for a write to insert with its other rows (``games/writes.py``)
+    item, not yet saved, for a write to insert with its other rows (``bulk_create``)
     in that transaction. An urgent kind wakes a worker once it has committed."""
     new = _item(kind, delay, payload)
     _wake_when_committed(kind, delay)
@@ -134,10 +137,9 @@ def enqueue_many(items: Sequence[tuple[str, dict[str, Any]]]) -> list[OutboxItem
 
 def wake() -> None:
     """Ask a worker to drain now. A broker that cannot be reached only delays the work."""
-    from games import tasks  # games.tasks imports the services, which import this module
-
     try:
-        tasks.drain_outbox.delay()
+        # Sent by name: games.tasks imports the services, which import this module.
+        app.signature(DRAIN_TASK).delay()
     except Exception:  # the broker is down: beat's periodic drain will find the items
         logger.warning("could not wake a worker to drain the outbox; beat will", exc_info=True)
 
@@ -225,21 +227,3 @@ def purge(*, now: datetime | None = None) -> int:
     now = now or timezone.now()
     deleted, _ = OutboxItem.objects.filter(done_at__lt=now - KEEP_DONE).delete()
     return deleted
-
-
-def pending(now: datetime | None = None) -> dict[str, Any]:
-    """How much work waits, and since when: for the health endpoint.
-
-    ``pending`` is what is due and not done (the backlog), ``oldest`` the due
-    time of the longest waiting of it; ``scheduled`` is what is not due yet
-    (a "your turn" mail's wait, a retry's backoff, an item a worker holds).
-    """
-    now = now or timezone.now()
-    waiting = OutboxItem.objects.filter(done_at__isnull=True)
-    due = waiting.filter(due_at__lte=now)
-    return {
-        "pending": due.count(),
-        "scheduled": waiting.filter(due_at__gt=now).count(),
-        "failing": waiting.filter(attempts__gt=0, last_error__gt="").count(),
-        "oldest": due.order_by("due_at").values_list("due_at", flat=True).first(),
-    }

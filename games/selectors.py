@@ -8,30 +8,21 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db import DEFAULT_DB_ALIAS, connection, models
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Window
 from django.db.models.functions import RowNumber
-from django.urls import get_script_prefix, reverse
-from rest_framework.authtoken.models import Token
+from django.urls import reverse
 
-from accounts.authentication import token_columns_sql
 from config.errors import ServiceError
-from config.json_codec import loads
-from config.orm import from_db
 from fairplay.models import Contribution
-from fairplay.services import contributions_of, receipt_view
-from games.models import Move, Seat, Table
+from fairplay.services import receipt_view
+from games.models import Seat, Table
 from games.rules import Event, GameState, Ruleset, find_ruleset
 from games.rules.words import seat_name
-from games.writes import db, execute_together, sends_together
 
 RECENT_MOVES = 12
 OPEN_PAGE_SIZE = 100  # the lobby's page, unless the caller asks for fewer
@@ -45,12 +36,7 @@ def iso(value: Any) -> str | None:
 
 
 def seats_of(table: Table) -> list[Seat]:
-    """``list(table.seats.all())``, from the seats read with the table where they were (the
-    prefetch's cache ``.all()`` answers from) without a manager and a queryset made for
-    each look: a view looks five times, and each was 1 % of a move (py-spy)."""
-    prefetched = getattr(table, "_prefetched_objects_cache", {}).get("seats")
-    if prefetched is not None and prefetched._result_cache is not None:
-        return list(prefetched._result_cache)
+    """The table's seats in order, from those read with it where they were (``with_seats``)."""
     return list(table.seats.all())
 
 
@@ -163,7 +149,6 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
     ``table`` comes from :func:`table_for_view` (or a write that locked it so).
     """
     seat = seat_of(table, user)
-    prefix = get_script_prefix()
     data: dict[str, Any] = {
         "id": table.pk,
         "game": table.game,
@@ -186,8 +171,8 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         "legal_actions": [],
         "board": None,
         "contributions": table.shown_receipts,
-        "verify_url": table_link("table-verify", table.pk, prefix),
-        "record_url": table_link("table-record", table.pk, prefix),
+        "verify_url": reverse("table-verify", args=[table.pk]),
+        "record_url": reverse("table-record", args=[table.pk]),
         "result": table.result,
         "cancelled": cancelled_view(table),
         "recent": [],
@@ -373,220 +358,30 @@ def my_cancelled_tables(
 # -- one table with everything its view shows ------------------------------------------
 
 
-class ShownMove(NamedTuple):
-    """One of the last moves, as a table's view shows it."""
-
-    seq: int
-    seat: int | None
-    created_at: datetime
-    events: list[dict[str, Any]]
-
-
-_ANY_ID = 918273645  # stands for a table's id in a reversed path, then replaced
-
-
-@cache
-def _link_pattern(name: str, prefix: str) -> str:
-    return reverse(name, args=[_ANY_ID])
-
-
-def table_link(name: str, table_id: int, prefix: str | None = None) -> str:
-    """``reverse(name, args=[table_id])``, the URL resolver asked once per name (and script
-    prefix) rather than twice per view: a twentieth of a table's GET. ``prefix``: the
-    script prefix, where the caller has it (it is a thread's, looked up in a ``Local``)."""
-    pattern = _link_pattern(name, get_script_prefix() if prefix is None else prefix)
-    return pattern.replace(str(_ANY_ID), str(table_id))
-
-
-def show_move(move: Move) -> ShownMove:
-    return ShownMove(move.seq, move.seat, move.created_at, move.events)
-
-
 def table_for_view(table_id: int, *, lock: bool = False) -> Table | None:
     """The table with all its view shows: its seats with their players (``table.seats.all()``),
     its last :data:`RECENT_MOVES` moves (``table.shown_moves``, oldest first) and the
     receipts of its seed's contributions (``table.shown_receipts``); None if there is none.
+    Four queries: the table, its seats, its last moves, its contributions.
 
     ``lock``: the table's row is locked for the surrounding transaction (seats,
     moves and contributions change only under that lock, so all of it stays
-    current until the commit; a write keeps it so in memory).
-
-    On PostgreSQL one statement reads all of it (each ORM query cost more Python than
-    the database's whole work: ``docs/speed.md``), after the lock's own statement when
-    locking; elsewhere (the embedded SQLite of ``make run``) the ORM's four queries
-    read the same.
+    current until the commit; a write keeps it so in memory). The other reads are
+    statements of their own after the lock, so that under READ COMMITTED they see
+    what a write the lock waited for committed.
     """
-    if connection.vendor == "postgresql":
-        return _table_in_one_statement(table_id, lock=lock)
-    return _table_by_the_orm(table_id, lock=lock)
-
-
-def _table_by_the_orm(table_id: int, *, lock: bool) -> Table | None:
-    tables = Table.objects.select_for_update(of=("self",)) if lock else Table.objects
-    table = with_seats(tables.filter(pk=table_id)).first()
-    if table is not None:
-        moves = table.moves.order_by("-seq")[:RECENT_MOVES]
-        table.shown_moves = [show_move(move) for move in reversed(moves)]
-        table.shown_receipts = [receipt_view(c) for c in contributions_of(table)]
-    return table
-
-
-@cache
-def _one_statement_sql(with_token: bool = False) -> str:
-    """The table's columns, then its seats, its last moves and its receipts as JSON arrays.
-
-    ``with_token``: then the columns of the user a token names (a second parameter), and a
-    row whatever is found: the table's id is NULL when there is no such table.
-    """
-    user_table = get_user_model()._meta.db_table
-    columns = ", ".join(f't."{field.column}"' for field in Table._meta.concrete_fields)
-    select = (
-        f"SELECT {columns}, "
-        "(SELECT json_agg(json_build_array(s.id, s.number, s.user_id, u.username, s.is_bot, "
-        "s.bot_level, s.joined_at, s.deadline_at) ORDER BY s.number) "
-        f'FROM "{Seat._meta.db_table}" s LEFT JOIN "{user_table}" u ON u.id = s.user_id '
-        "WHERE s.table_id = t.id), "
-        "(SELECT json_agg(json_build_array(m.seq, m.seat, m.created_at, m.events) ORDER BY m.seq) "
-        f'FROM (SELECT seq, seat, created_at, events FROM "{Move._meta.db_table}" '
-        # Bounded by the version (the last move's seq): an index range of RECENT_MOVES
-        # entries whatever the table's length, where the planner, its statistics behind
-        # a young table's log, sorted the whole log for the last few.
-        f"WHERE table_id = t.id AND seq > t.version - {RECENT_MOVES} "
-        f"ORDER BY seq DESC LIMIT {RECENT_MOVES}) m), "
-        "(SELECT json_agg(json_build_array(c.seat, c.receipt, c.created_at) ORDER BY c.seat) "
-        f'FROM "{Contribution._meta.db_table}" c WHERE c.table_id = t.id)'
+    tables = Table.objects.select_for_update(of=("self",)) if lock else Table.objects.all()
+    contributions = Prefetch(
+        "contributions",
+        queryset=Contribution.objects.order_by("seat"),
+        to_attr="seed_contributions",
     )
-    if not with_token:
-        return f'{select} FROM "{Table._meta.db_table}" t WHERE t.id = %s'
-    token_columns, token_joins = token_columns_sql()
-    return (
-        f"{select}, {token_columns} "
-        f'FROM (VALUES (1)) one LEFT JOIN "{Table._meta.db_table}" t ON t.id = %s {token_joins}'
-    )
-
-
-def _moment(text: str | None) -> datetime | None:
-    """A timestamp as PostgreSQL's JSON writes it, as the ORM would have read it."""
-    return None if text is None else datetime.fromisoformat(text).astimezone(UTC)
-
-
-class TokenRead(NamedTuple):
-    """A table read for its view with the token that asked for it (:func:`table_and_token`)."""
-
-    table: Table | None
-    token_owner: list[Any]  # accounts.authentication.token_owner's columns; NULLs if unknown
-
-
-def table_and_token(table_id: int, key: str, *, lock: bool = False) -> TokenRead:
-    """:func:`table_for_view`'s table, and the user the token ``key`` names, in one round
-    trip: a request with a token reads it with the table, where looking it up first cost
-    another round trip, to the cache (0.2 ms of Python). PostgreSQL only
-    (:func:`reads_token_with_table`).
-
-    ``lock``: the table's row is locked as :func:`table_for_view` locks it, only if the
-    token exists (nobody without one holds a table up, even for a round trip).
-    """
-    with db().cursor() as cursor:
-        read = _one_statement_sql(with_token=True)
-        if lock:
-            tables, tokens = Table._meta.db_table, Token._meta.db_table
-            locking = (
-                f'SELECT 1 FROM "{tables}" WHERE id = %s AND EXISTS '
-                f'(SELECT 1 FROM "{tokens}" WHERE key = %s) FOR UPDATE'
-            )
-            # As in _table_in_one_statement: the read, a statement of its own after the
-            # lock, sees what a write it waited for committed.
-            execute_together(cursor, [(locking, [table_id, key]), (read, [table_id, key])])
-            cursor.cursor.nextset()
-        else:
-            execute_together(cursor, [(read, [table_id, key])])
-        # psycopg's cursor itself: every result is in hand once ``execute`` has returned (it
-        # raises for any that failed), so nothing here can fail with a database error that
-        # Django's wrapper would translate (2 % of a move, py-spy).
-        row = cursor.cursor.fetchone()
-    parts = len(Table._meta.concrete_fields) + 3
-    table = _table_from_row(row[:parts]) if row[0] is not None else None
-    return TokenRead(table, list(row[parts:]))
-
-
-def reads_token_with_table() -> bool:
-    """Whether a table's GET and a move read their token with the table
-    (:func:`table_and_token`): where the lock and the read go in one round trip."""
-    return sends_together()
-
-
-def _table_in_one_statement(table_id: int, *, lock: bool) -> Table | None:
-    with connection.cursor() as cursor:
-        if lock:
-            # The lock is a statement of its own: one that waited for the lock would read
-            # the seats, moves and receipts as they were when it began (READ COMMITTED
-            # re-reads only the locked row), missing what the write it waited for
-            # committed. The read after it takes a snapshot of its own, once the lock is
-            # held. Both go in one round trip where the database takes several
-            # statements at once (games/writes.py: sends_together).
-            tables = Table._meta.db_table
-            locking = f'SELECT 1 FROM "{tables}" WHERE id = %s FOR UPDATE'
-            if sends_together():
-                execute_together(
-                    cursor, [(locking, [table_id]), (_one_statement_sql(), [table_id])]
-                )
-                if cursor.fetchone() is None:
-                    return None
-                cursor.nextset()
-            else:
-                cursor.execute(locking, [table_id])
-                if cursor.fetchone() is None:
-                    return None
-                cursor.execute(_one_statement_sql(), [table_id])
-        elif sends_together():
-            execute_together(cursor, [(_one_statement_sql(), [table_id])])
-        else:
-            cursor.execute(_one_statement_sql(), [table_id])
-        row = cursor.fetchone()
-    return None if row is None else _table_from_row(row)
-
-
-_SEAT_TABLE = Seat._meta.get_field("table")
-_TABLE_ATTNAMES = [field.attname for field in Table._meta.concrete_fields]
-_SEAT_ATTNAMES = [field.attname for field in Seat._meta.concrete_fields]
-
-
-def _table_from_row(row: Sequence[Any]) -> Table:
-    fields = Table._meta.concrete_fields
-    values = [
-        loads(value) if isinstance(field, models.JSONField) and value is not None else value
-        for field, value in zip(fields, row, strict=False)
-    ]
-    alias = DEFAULT_DB_ALIAS  # the only database (django.db.connection's, looked up less)
-    table = from_db(Table, alias, _TABLE_ATTNAMES, values)
-    seats_rows, moves_rows, receipts_rows = row[len(fields) :]
-    User = get_user_model()
-    # As the ORM makes them (positionally, nothing computed for a default), the player's
-    # name the only field of theirs a view shows (the rest left to load if ever asked).
-    user_fields = ["id", "username"]
-    seats = []
-    for seat_id, number, user_id, username, is_bot, level, joined_at, deadline_at in (
-        seats_rows or ()
-    ):
-        related: dict[str, Any] = {"table": table}
-        if user_id is not None:
-            related["user"] = from_db(User, alias, user_fields, [user_id, username])
-        seats.append(from_db(Seat, alias, _SEAT_ATTNAMES, [seat_id, table.pk, number, user_id, is_bot,
-                             level, _moment(joined_at), _moment(deadline_at)], related))  # fmt: skip
-    # As Django's own prefetch leaves them: ``table.seats.all()`` answers from these, and
-    # a query made from it (``table.seats.filter(...)``) is of this table's seats. Its
-    # filter is left for Django to build if ever asked, as a related manager leaves it:
-    # asking the manager for its queryset built one, 4 % of a table's GET (callgrind).
-    prefetched = QuerySet(Seat)
-    prefetched._deferred_filter = False, (), {"table": table}
-    prefetched._known_related_objects = {_SEAT_TABLE: {table.pk: table}}  # seat.table is it
-    prefetched._result_cache, prefetched._prefetch_done = seats, True
-    table._prefetched_objects_cache = {"seats": prefetched}
-    table.shown_moves = [
-        ShownMove(seq, seat, _moment(at), events) for seq, seat, at, events in moves_rows or ()
-    ]
-    table.shown_receipts = [
-        {"seat": seat, "receipt": receipt, "at": _moment(at).isoformat()}
-        for seat, receipt, at in receipts_rows or ()
-    ]
+    table = with_seats(tables.filter(pk=table_id)).prefetch_related(contributions).first()
+    if table is None:
+        return None
+    # Bounded by the version (the last move's seq): an index range of RECENT_MOVES
+    # entries, however long the table's log.
+    recent = table.moves.filter(seq__gt=table.version - RECENT_MOVES).order_by("seq")
+    table.shown_moves = list(recent)
+    table.shown_receipts = [receipt_view(c) for c in table.seed_contributions]
     return table

@@ -110,19 +110,6 @@ class MoveSerializer(serializers.Serializer):
     action = serializers.DictField(help_text="one of legal_actions, unchanged")
 
 
-def usual_move(data: Any) -> dict[str, Any] | None:
-    """:class:`MoveSerializer`'s validated data for the usual body, ``{"version": n, "action":
-    {...}}`` and nothing else, without making the serializer (a serializer copies its fields
-    when made: a fifth of a millisecond, a fiftieth of a move). None for any other body, for
-    the serializer to judge and word (tests/games/test_move_body.py holds the two alike)."""
-    if type(data) is not dict or len(data) != 2:
-        return None
-    version, action = data.get("version"), data.get("action")
-    if type(version) is not int or version < 0 or type(action) is not dict:
-        return None
-    return {"version": version, "action": action}
-
-
 # -- response shapes, for the OpenAPI schema -------------------------------------------
 
 

@@ -22,13 +22,12 @@ from config.errors import ServiceError
 from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, seed_for
 from games import health, notifications, outbox, selectors
-from games.models import CANCELLED, EXPIRED, BotLevel, Move, Seat, Table
+from games.models import CANCELLED, EXPIRED, BotLevel, Move, OutboxItem, Seat, Table
 from games.rules import Event, GameState, find_ruleset
 from games.rules.base import RESIGNED, TIMEOUT
 from games.rules.chance import SEED_BYTES, SeededChance, commitment
 from games.rules.replay import Act, Forfeit, replay_state
 from games.selectors import seat_of, seats_of
-from games.writes import Writes
 
 
 class InvalidRequest(ServiceError):
@@ -144,17 +143,16 @@ BOT_MOVE = "games.bot_move"
 RATE_TABLE = "leaderboard.rate_table"
 
 
-def _after_commit_notify(table: Table, writes: Writes) -> None:
-    """Once this write is committed, mail whom it concerns: game over (or called off) at
-    once, "your turn" once the turn has waited ``FAIRDEAL_TURN_MAIL_WAIT_SECONDS``.
+def _notify_item(table: Table) -> OutboxItem:
+    """The outbox item that mails whom this write concerns once it is committed: game over
+    (or called off) at once, "your turn" once the turn has waited
+    ``FAIRDEAL_TURN_MAIL_WAIT_SECONDS``.
 
     Through the outbox, in this write's own transaction: no broker call can
     fail between the commit and the answer, and no mail is lost.
     """
     wait = settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS if table.status == Table.Status.PLAYING else 0
-    writes.insert(
-        outbox.item(notifications.NOTIFY, delay=timedelta(seconds=wait), table_id=table.pk)
-    )
+    return outbox.item(notifications.NOTIFY, delay=timedelta(seconds=wait), table_id=table.pk)
 
 
 def _derive(
@@ -200,14 +198,15 @@ def _derive(
 
 
 def _store(
-    table: Table, state: GameState, now: datetime, writes: Writes, *, acted: int | None = None
-) -> None:
-    """Set the state cache and everything derived from it (:func:`_derive`), and add to
-    ``writes`` the seats' new deadlines and the work it asks for; the caller adds the table."""
+    table: Table, state: GameState, now: datetime, *, acted: int | None = None
+) -> list[OutboxItem]:
+    """Set the state cache and everything derived from it (:func:`_derive`), write the
+    seats' new deadlines, and return the outbox items of the work it asks for (beside
+    the mail); the caller writes the table and the items."""
     changed, kinds = _derive(table, state, now, seats_of(table), acted=acted)
-    writes.update_each(Seat, changed, ["deadline_at"])
-    for kind in kinds:
-        writes.insert(outbox.item(kind, table_id=table.pk))
+    if changed:
+        Seat.objects.bulk_update(changed, ["deadline_at"])
+    return [outbox.item(kind, table_id=table.pk) for kind in kinds]
 
 
 # -- creating and joining -----------------------------------------------------
@@ -421,12 +420,10 @@ def _start(table: Table) -> None:
     now = timezone.now()
     table.status = Table.Status.PLAYING
     table.started_at = now
-    writes = Writes()
-    _store(table, state, now, writes)
-    writes.insert(Move(table=table, seq=0, kind=Move.Kind.START, events=_events_json(events)))
-    _after_commit_notify(table, writes)
-    writes.run()
+    work = _store(table, state, now)
+    Move.objects.create(table=table, seq=0, kind=Move.Kind.START, events=_events_json(events))
     table.save()
+    OutboxItem.objects.bulk_create([*work, _notify_item(table)])
 
 
 # -- cancelling and expiring ----------------------------------------------------
@@ -448,10 +445,8 @@ def table_cancel(*, table_id: int, user: AbstractBaseUser) -> Table:
     table.status = Table.Status.CANCELLED
     table.end_reason = CANCELLED
     table.cancelled_at = timezone.now()
-    writes = Writes()
-    writes.update(table, ["status", "end_reason", "cancelled_at"])
-    _after_commit_notify(table, writes)  # whoever had joined hears that there will be no game
-    writes.run()
+    table.save(update_fields=["status", "end_reason", "cancelled_at"])
+    _notify_item(table).save()  # whoever had joined hears that there will be no game
     return table
 
 
@@ -530,10 +525,8 @@ class DeadlinePassed(RefusedAfterWriting):
     status = 409
 
 
-def _playing_table(
-    table_id: int, user: AbstractBaseUser, locked: Table | None = None
-) -> tuple[Table, int]:
-    table = locked if locked is not None else _lock(table_id, for_view=True)
+def _playing_table(table_id: int, user: AbstractBaseUser) -> tuple[Table, int]:
+    table = _lock(table_id, for_view=True)
     seat = _seated(table, user)
     if table.status == Table.Status.OPEN:
         raise NotPlaying("the game has not started: it starts when every seat is taken")
@@ -544,12 +537,22 @@ def _playing_table(
     return table, seat
 
 
-def _append(
-    table: Table, writes: Writes, *, kind: str, seat: int, action: Any, events: list[Event]
-) -> Move:
-    """The next entry of the table's log, added to ``writes``."""
+def _record(
+    table: Table,
+    state: GameState,
+    now: datetime,
+    *,
+    kind: str,
+    seat: int,
+    action: Any,
+    events: list[Event],
+    acted: int | None,
+) -> None:
+    """Under the row lock: write what ``seat``'s action (or forfeit), just applied to
+    ``state``, changed: the next entry of the table's log, the seats' deadlines, the
+    table, and the work it asks for in the outbox."""
     table.version += 1
-    move = Move(
+    move = Move.objects.create(
         table=table,
         seq=table.version,
         kind=kind,
@@ -557,24 +560,29 @@ def _append(
         action=action,
         events=_events_json(events),
     )
-    writes.insert(move)  # compiled now: its created_at is set
     if hasattr(table, "shown_moves"):  # read for its view: keep the last moves current
-        shown = [*table.shown_moves, selectors.show_move(move)]
-        table.shown_moves = shown[-selectors.RECENT_MOVES :]
-    return move
+        table.shown_moves = [*table.shown_moves, move][-selectors.RECENT_MOVES :]
+    work = _store(table, state, now, acted=acted)
+    table.save(update_fields=_ENDING_FIELDS)
+    OutboxItem.objects.bulk_create([*work, _notify_item(table)])
 
 
 def _act(table: Table, seat: int, action: Any, now: datetime) -> None:
     """Under the row lock: apply ``seat``'s action, log it, store the new state; or raise."""
     state = load_state(table)
     events = state.apply(seat, action, table_chance(table))
-    writes = Writes()
-    _append(table, writes, kind=Move.Kind.ACTION, seat=seat, action=action, events=events)
     # A call out of turn (a catch) is never owed: it moves nobody's deadline.
-    _store(table, state, now, writes, acted=None if state.is_call(action) else seat)
-    writes.update(table, _ENDING_FIELDS)
-    _after_commit_notify(table, writes)
-    writes.run()  # the log entry, the seats, the table and the outbox: one round trip
+    acted = None if state.is_call(action) else seat
+    _record(
+        table,
+        state,
+        now,
+        kind=Move.Kind.ACTION,
+        seat=seat,
+        action=action,
+        events=events,
+        acted=acted,
+    )
 
 
 # What ending a table writes on its row (the rest of the row stays as it was).
@@ -642,16 +650,16 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
         seats_changed, kinds = _derive(table, state, timezone.now(), seats)
         changed += seats_changed
         items += [(kind, {"table_id": table.pk}) for kind in kinds]
-        items.append((notifications.NOTIFY, {"table_id": table.pk}))  # as _after_commit_notify
+        items.append((notifications.NOTIFY, {"table_id": table.pk}))  # as _notify_item
         ended.append(table)
-    writes = Writes()
-    writes.update_each(Table, mended, ["deadline_at"])
+    if mended:
+        Table.objects.bulk_update(mended, ["deadline_at"])
     if ended:
         Move.objects.bulk_create(forfeits)
-        writes.update_each(Seat, changed, ["deadline_at"])
-        writes.update_each(Table, ended, _ENDING_FIELDS)
+        if changed:
+            Seat.objects.bulk_update(changed, ["deadline_at"])
+        Table.objects.bulk_update(ended, _ENDING_FIELDS)
         outbox.enqueue_many(items)
-    writes.run()
     return ended
 
 
@@ -670,7 +678,6 @@ def move_apply(
     version: int,
     action: Any,
     savepoint: bool = True,
-    locked: Table | None = None,
 ) -> Table:
     """Apply one of the caller's legal actions, if the caller saw the current version.
 
@@ -680,12 +687,10 @@ def move_apply(
 
     ``savepoint=False`` where the caller's own transaction wraps this one and lets
     every error out of it (the API's views): the savepoint's two statements are
-    spared, and a refusal rolls back the caller's transaction whole. ``locked``: the
-    table ``table_id`` as the caller's transaction already locked and read it for its
-    view (:func:`selectors.table_and_token` with ``lock``).
+    spared, and a refusal rolls back the caller's transaction whole.
     """
     with transaction.atomic(savepoint=savepoint):
-        table, seat = _playing_table(table_id, user, locked)
+        table, seat = _playing_table(table_id, user)
         now = timezone.now()
         timed_out = _settle_deadline(table, now)
         if not timed_out:
@@ -731,13 +736,17 @@ def table_resign(*, table_id: int, user: AbstractBaseUser) -> Table:
         if not timed_out:
             state = load_state(table)
             events = state.forfeit(seat, RESIGNED)
-            writes = Writes()
             action = {"reason": RESIGNED}
-            _append(table, writes, kind=Move.Kind.FORFEIT, seat=seat, action=action, events=events)
-            _store(table, state, now, writes)
-            writes.update(table, _ENDING_FIELDS)
-            _after_commit_notify(table, writes)
-            writes.run()
+            _record(
+                table,
+                state,
+                now,
+                kind=Move.Kind.FORFEIT,
+                seat=seat,
+                action=action,
+                events=events,
+                acted=None,
+            )
     if timed_out:
         raise DeadlinePassed(_deadline_message(table, seat))
     return table

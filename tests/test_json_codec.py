@@ -1,28 +1,19 @@
-"""JSON by orjson (config/json_codec.py, config/renderers.py): what the standard library
-and DRF would read and write, the same values and, floats aside, the same bytes."""
+"""JSON written by orjson (config/renderers.py): what DRF would write, the same values and,
+floats aside, the same bytes."""
 
 from __future__ import annotations
 
 import json
-import math
 from datetime import UTC, datetime
 from typing import Any
 
-import psycopg
 import pytest
-from django.db import connection
 from django.utils.translation import gettext_lazy
 from hypothesis import given
 from hypothesis import strategies as st
-from psycopg import pq
 from rest_framework.renderers import JSONRenderer as DRFRenderer
 
-from config.json_codec import dumps, dumps_text, loads
-from config.postgresql.base import JsonLoader
 from config.renderers import JSONRenderer
-from games.models import Table
-from games.writes import Writes
-from tests.factories import make_users, started_table
 
 INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 TEXT = st.text()  # any code point but a lone surrogate (DRF cannot write those)
@@ -82,55 +73,3 @@ def test_indented_answers_and_none_are_drfs(media_type: str | None, context: Any
     data = {"seats": [{"seat": 0, "hand": ["8H", "TD"]}], "to_act": [0]}
     assert ours(data, media_type, context) == drfs(data, media_type, context)
     assert ours(None, media_type, context) == b""
-
-
-@given(documents(SCALARS | FLOATS))
-def test_loads_reads_what_json_wrote(data: Any) -> None:
-    written = json.dumps(data)
-    assert loads(written) == json.loads(written)
-    assert loads(written.encode()) == loads(memoryview(written.encode())) == json.loads(written)
-
-
-def test_loads_reads_what_orjson_refuses_as_the_standard_library_does() -> None:
-    assert math.isnan(loads(b"[NaN]")[0])
-    assert loads(memoryview(b'{"a": "\\ud800"}')) == json.loads('{"a": "\\ud800"}')
-    with pytest.raises(ValueError):
-        loads(b"{not json")
-
-
-@given(documents(SCALARS | FLOATS))
-def test_dumps_text_is_json_that_reads_back_the_same(data: Any) -> None:
-    assert json.loads(dumps_text(data)) == data
-
-
-def test_dumps_leaves_what_orjson_would_write_otherwise() -> None:
-    assert dumps({"big": 2**64}) is None
-    assert dumps({"at": datetime(2026, 1, 1, tzinfo=UTC)}) is None
-    assert json.loads(dumps_text({"big": 2**64})) == {"big": 2**64}
-
-
-@pytest.mark.django_db
-def test_postgresql_json_is_read_by_our_loader() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("PostgreSQL's json type")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """SELECT '{"seat": 1, "cards": ["8H"], "big": 18446744073709551615}'::json"""
-        )
-        assert cursor.fetchone()[0] == {"seat": 1, "cards": ["8H"], "big": 18446744073709551615}
-        json_oid = psycopg.adapters.types["json"].oid
-        loader = cursor.cursor.adapters.get_loader(json_oid, pq.Format.TEXT)
-        assert loader is JsonLoader
-
-
-@pytest.mark.django_db
-def test_json_fields_written_by_writes_read_back_the_same() -> None:
-    table = started_table(*make_users("ann", "ben"))
-    state = {"text": "caf\u00e9 \u2028", "big": 2**70, "nested": [None, True, 1.5e16]}
-    writes = Writes()
-    table.state = state
-    table.result = None
-    writes.update(table, ["state", "result"])
-    writes.run()
-    read = Table.objects.get(pk=table.pk)
-    assert (read.state, read.result) == (state, None)

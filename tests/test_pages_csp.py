@@ -120,7 +120,7 @@ def test_the_static_files_of_the_pages_are_served_without_collectstatic() -> Non
 def test_the_policy_built_once_is_the_one_django_csp_builds_and_follows_the_settings(
     settings: object,
 ) -> None:
-    """config.middleware.CSPMiddleware keeps the site's policy built; a changed setting rebuilds it."""
+    """The header is the policy django-csp builds, and follows a changed setting."""
     from csp.utils import build_policy
 
     client = Client()

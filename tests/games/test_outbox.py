@@ -61,7 +61,7 @@ def broker_down(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         tries.append(1)
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr(tasks.drain_outbox, "delay", unreachable)
+    monkeypatch.setattr(tasks.drain_outbox, "apply_async", unreachable)
     return tries
 
 

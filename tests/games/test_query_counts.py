@@ -11,17 +11,16 @@ from tests.factories import body, client_for, make_users, move, open_table, star
 pytestmark = pytest.mark.django_db
 
 # What each request costs today; a change that adds a query per request shows here.
-# The view: one statement (the token's user, the table, its seats with their players,
-# the contributions' receipts, the recent moves). Elsewhere a token is looked up once and
-# then found in the cache (accounts.authentication).
-TABLE_VIEW = 1
+# The view: the table, its seats with their players, its seed's contributions and its
+# last moves (games.selectors.table_for_view). The token is looked up once, then found
+# in the cache (accounts.authentication).
+TABLE_VIEW = 4
 # A move: the API's transaction (a savepoint inside the test's own: in production its
-# BEGIN and COMMIT), then two round trips: the table's lock with the read of all its
-# view shows and of the token's user (two statements sent together, the read after the
-# lock: tests/games/test_race.py), and the writes (the move, the seats' deadlines, the table,
-# the outbox item: games/writes.py); the answer is made from what was read and written.
-MOVE = 4
-JOIN_AND_DEAL = 17
+# BEGIN and COMMIT); the table's lock and the same four reads as the view, each after
+# the lock (tests/games/test_race.py); then the writes: the move, the seats' deadlines,
+# the table, the outbox items. The answer is made from what was read and written.
+MOVE = 10
+JOIN_AND_DEAL = 22
 
 
 def client_to_act(table: Any) -> Any:

@@ -1,9 +1,7 @@
 """The embedded SQLite of ``make run`` plays whole matches through the services.
 
-On PostgreSQL a move's reads and writes go in round trips of several statements
-(``games/selectors.py``, ``games/writes.py``); SQLite takes one statement at a
-time, and those modules fall back to it. This runs the fallback for real, in a
-process of its own on a fresh SQLite file: every game to its end by random legal
+Production runs on PostgreSQL; this runs the same services for real on SQLite, in
+a process of its own on a fresh SQLite file: every game to its end by random legal
 moves, a resignation and a timeout, then ``check_replays`` over all of it.
 """
 

@@ -28,7 +28,7 @@ ROUNDS = 5
 
 @pytest.fixture(autouse=True)
 def no_worker_yet(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tasks.drain_outbox, "delay", lambda *args, **kwargs: None)
+    monkeypatch.setattr(tasks.drain_outbox, "apply_async", lambda *args, **kwargs: None)
 
 
 @pytest.fixture
