@@ -6,20 +6,9 @@ By default every game in the registry (``games.rules.RULESETS``) is played in
 turn, at its preset, at the tables in ``TABLES``: crazy-eights at four seats,
 crazy-8 at two, dodo at four and at eight, dingo at four, dos at two, four and ten (a game
 missing from ``TABLES`` at its fewest seats). Each table prints one line: games/s,
-actions/s, actions/game and the widest list of legal actions a seat was given. ``--game`` plays that game alone; ``--seats`` plays that seat
-count instead (games that refuse it are skipped, with a line that says so).
-
-Whenever crazy-eights is benched at four seats, a line for each Dodo table
-gives its time an action as a multiple of Crazy Eights' (the issue's aim is 2x
-at most). For it Crazy Eights and the Dodo tables take turns for ``ROUNDS``
-rounds of ``--games`` (the first is the tables' own, above) and each keeps its
-fastest, as beside OpenSpiel: a busy moment on the machine falls on one round,
-not on one game. After its first round a game's shared plays are made, as in
-a server that has played a while. In each round every one of those tables is
-also played with its legal actions handed back instead of worked out (kept
-from an untimed replay of the same matches, ``play_given``): the lines say
-what part of each table's time its legal actions take, and what a Dodo
-action costs without them, against Crazy Eights' whole action.
+actions/s, actions/game, events/action and the widest list of legal actions a seat
+was given. ``--game`` plays that game alone; ``--seats`` plays that seat count
+instead (games that refuse it are skipped, with a line that says so).
 
 Each match is seeded (its seed is sha256 of its number) and the seat to act
 (``state.to_act[0]``) picks uniformly among its legal actions with a seeded
@@ -27,6 +16,7 @@ generator, so every run plays the same matches. The figures include dealing,
 legality checks and applying actions: all the engine's work, none of
 Django's. The plays the engine makes once a process and shares (``plays_on``,
 Dodo's ``rank_plays``) are made during the first matches, as in a server.
+The events an action makes are counted in an untimed replay of the same matches.
 
 Beside OpenSpiel. Whenever crazy-eights is benched at four seats, OpenSpiel's
 ``crazy_eights`` (its C++ engine, driven through ``pyspiel`` as its users drive
@@ -177,57 +167,15 @@ def play(game: str, seats: int, games: int) -> Run:
     return Run(games, hands, actions, time.perf_counter() - started, widest)
 
 
-def replay(
-    game: str, seats: int, games: int, *, keep: bool = False
-) -> tuple[int, list[list[list[Any]]]]:
-    """Matches 0 to ``games`` - 1 played again outside the timed loop: the events their
-    actions make (counting them in the timed loop would cost our side about 1 % a step),
-    and, ``keep``, each match's legal lists, one an action (the list the state kept, for
-    ``play_given``)."""
+def count_events(game: str, seats: int, games: int) -> int:
+    """The events the actions of matches 0 to ``games`` - 1 make, played again untimed."""
     events = 0
-    kept: list[list[list[Any]]] = []
     for number in range(games):
         state, chance, policy = new_match(game, seats, number)
-        lists: list[list[Any]] = []
         while not state.is_over:
             seat = state.to_act[0]
-            legal = state.legal_actions(seat)
-            if keep:
-                lists.append(state._legal_by_seat[seat])
-            events += len(state.apply(seat, policy.choice(legal), chance))
-        if keep:
-            kept.append(lists)
-    return events, kept
-
-
-def play_given(game: str, seats: int, given: list[list[list[Any]]]) -> Run:
-    """``play``, with each action's legal actions handed back from ``replay`` instead of
-    worked out: what the engine's other work costs (applying the actions, dealing,
-    chance). The same matches, the same choices; the list is copied, as
-    ``legal_actions`` copies it, and kept where the state keeps it, so ``apply``
-    checks the action as it does after ``legal_actions``."""
-    went_otherwise = f"{game}, {seats} seats: the matches went otherwise with the lists handed back"
-    hands = actions = widest = 0
-    started = time.perf_counter()
-    for number, lists in enumerate(given):
-        state, chance, policy = new_match(game, seats, number)
-        kept = state._legal_by_seat
-        handed = iter(lists).__next__
-        try:
-            while not state.is_over:
-                seat = state.to_act[0]
-                legal = kept[seat] = handed()
-                legal = [*legal]
-                widest = max(widest, len(legal))
-                state.apply(seat, policy.choice(legal), chance)
-                actions += 1
-        except (StopIteration, ValueError) as wrong:  # lists run out; a card not held...
-            raise AssertionError(went_otherwise) from wrong
-        hands += len(getattr(state, "history", ()))
-    elapsed = time.perf_counter() - started
-    if actions != sum(map(len, given)):  # the lists outlast the matches
-        raise AssertionError(went_otherwise)
-    return Run(len(given), hands, actions, elapsed, widest)
+            events += len(state.apply(seat, policy.choice(state.legal_actions(seat)), chance))
+    return events
 
 
 def report(game: str, seats: int, run: Run) -> str:
@@ -368,70 +316,6 @@ def tables(game: str | None, seats: int | None) -> list[tuple[str, int]]:
     ]
 
 
-def costs_per_action(
-    runs: dict[tuple[str, int], Run],
-    given: dict[tuple[str, int], list[list[list[Any]]]],
-    games: int,
-) -> list[str]:
-    """Each Dodo table's time an action over Crazy Eights' at four seats (issue 14: within 2x),
-    and how much of each table's time its legal actions take.
-
-    The tables take turns, ``ROUNDS`` rounds of ``games`` games each (the first
-    is ``runs``), each played twice, as it is and with its legal actions handed
-    back (``play_given``), and each keeps its fastest round of each.
-    """
-    eights = runs.get(BESIDE_OPENSPIEL)
-    dodos = [table for table in runs if table[0] == "dodo"]
-    if eights is None or not dodos:
-        return []
-    tables = (BESIDE_OPENSPIEL, *dodos)
-    rounds = {table: [runs[table]] for table in tables}
-    handed: dict[tuple[str, int], list[Run]] = {table: [] for table in tables}
-    for round_no in range(ROUNDS):
-        for game, seats in tables:
-            if round_no:
-                rounds[game, seats].append(play(game, seats, games))
-            handed[game, seats].append(play_given(game, seats, given[game, seats]))
-    fastest = {
-        table: max(kept, key=lambda run: run.actions_per_s) for table, kept in rounds.items()
-    }
-    fastest_handed = {
-        table: max(kept, key=lambda run: run.actions_per_s) for table, kept in handed.items()
-    }
-    eights = fastest[BESIDE_OPENSPIEL]
-
-    def legal_share(table: tuple[str, int]) -> float:
-        """The part of the table's time an action its legal actions take."""
-        return 1 - fastest[table].actions_per_s / fastest_handed[table].actions_per_s
-
-    # An action's events (counted in the first round): a card drawn is one, so a Dodo draw
-    # until a card fits, or of a chain, makes several; each is also a part of the record.
-    per_action = {table: runs[table].events / runs[table].actions for table in rounds}
-    name = f"{BESIDE_OPENSPIEL[0]} at {BESIDE_OPENSPIEL[1]} seats"
-    lines = [
-        f"{name}: its legal actions take {legal_share(BESIDE_OPENSPIEL):.0%} of its time an "
-        f"action ({fastest_handed[BESIDE_OPENSPIEL].actions_per_s:.0f} actions/s with them "
-        f"handed back from an untimed run, fastest of {ROUNDS} rounds)"
-    ]
-    for game, seats in dodos:
-        dodo = fastest[game, seats]
-        by_event = (eights.actions_per_s * per_action[BESIDE_OPENSPIEL]) / (
-            dodo.actions_per_s * per_action[game, seats]
-        )
-        lines.append(
-            f"{game}, {seats} seats: {eights.actions_per_s / dodo.actions_per_s:.2f}x the time "
-            f"an action of {name} ({dodo.actions_per_s:.0f} against "
-            f"{eights.actions_per_s:.0f} actions/s, fastest of {ROUNDS} rounds each, in turn); "
-            f"{per_action[game, seats]:.2f} events an action against "
-            f"{per_action[BESIDE_OPENSPIEL]:.2f}: {by_event:.2f}x the time an event; its legal "
-            f"actions take {legal_share((game, seats)):.0%} of its time, and with them handed "
-            f"back an action takes "
-            f"{eights.actions_per_s / fastest_handed[game, seats].actions_per_s:.2f}x the "
-            f"whole action of {name}"
-        )
-    return lines
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300, help="matches per table (300)")
@@ -452,8 +336,6 @@ def main() -> None:
         f"({os.path.realpath(sys.executable)}; {platform.python_compiler()})"
     )
     beside: str | None = None
-    runs: dict[tuple[str, int], Run] = {}
-    given: dict[tuple[str, int], list[list[list[Any]]]] = {}
     for game, seats in tables(args.game, args.seats):
         try:
             RULESETS[game].validate(seats, {})
@@ -462,16 +344,10 @@ def main() -> None:
                 parser.error(f"{game}, {seats} seats: {refused.message}")
             print(f"{game}, {seats} seats: skipped: {refused.message}")
             continue
-        run = play(game, seats, args.games)
-        # The legal lists are kept for the tables ``costs_per_action`` sets side by side.
-        keep = (game, seats) == BESIDE_OPENSPIEL or game == "dodo"
-        events, given[game, seats] = replay(game, seats, args.games, keep=keep)
-        run = runs[game, seats] = replace(run, events=events)
+        run = replace(play(game, seats, args.games), events=count_events(game, seats, args.games))
         print(report(game, seats, run), flush=True)
         if (game, seats) == BESIDE_OPENSPIEL:
             beside = beside_openspiel(run, args.games)
-    for line in costs_per_action(runs, given, args.games):
-        print(line)
     if beside is not None:
         print(beside)
 

@@ -48,10 +48,9 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import is_
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from games.rules.chance import Chance
 from games.rules.words import Names, Refusal, quote, seat_name
@@ -71,10 +70,9 @@ class ListedAction(dict[str, Any]):
 
     The Crazy Eights family makes each distinct action once (for each card, each
     situation...) and every state, every match, lists that same object, so that
-    ``legal_actions`` hands them out without copying and ``apply`` knows one of
-    them by identity. Every change is refused (``TypeError``); ``dict(action)``
-    is a plain dict to change. It is a dict to everything that reads it: ``==``,
-    ``json.dumps`` (the C encoder takes a dict subclass, and writes the same bytes),
+    ``legal_actions`` hands them out without copying. Every change is refused
+    (``TypeError``); ``dict(action)`` is a plain dict to change. It is a dict to
+    everything that reads it: ``==``, ``json.dumps`` (the same bytes),
     ``{**action}``, ``action | {...}`` and ``action.copy()`` (plain dicts).
     """
 
@@ -130,26 +128,13 @@ def listed(action: Mapping[str, Any]) -> ListedAction:
     return made
 
 
-_ANNOUNCING: dict[int, tuple[Action, ListedAction]] = {}
-_SEAT_CALLS: dict[tuple[str, int], ListedAction] = {}
+def announcing(play: Mapping[str, Any]) -> ListedAction:
+    """The listed play ``play``, announcing the last card.
 
-
-def announcing(action: Action) -> ListedAction:
-    """``listed({**action, "announce": True})``: a listed play, listed again announcing
-    the last card; looked up by the play (a listed action, kept for ever) once it is made.
+    >>> announcing({"type": "play", "card": "7H"})
+    {'type': 'play', 'card': '7H', 'announce': True}
     """
-    made = _ANNOUNCING.get(id(action))
-    if made is None or made[0] is not action:  # the entry keeps the play: its id stays its own
-        made = _ANNOUNCING[id(action)] = (action, listed({**action, "announce": True}))
-    return made[1]
-
-
-def seat_call(kind: str, seat: int) -> ListedAction:
-    """``listed({"type": kind, "seat": seat})`` (a catch, a swap), looked up once made."""
-    made = _SEAT_CALLS.get((kind, seat))
-    if made is None:
-        made = _SEAT_CALLS[kind, seat] = listed({"type": kind, "seat": seat})
-    return made
+    return listed({**play, "announce": True})
 
 
 # Cards of the standard pack: rank then suit.
@@ -219,10 +204,7 @@ class GameOver(IllegalAction):
     code = "game_over"
 
 
-_NOTHING_PRIVATE: Any = object()  # Event's default: a new empty ``private`` each time
-
-
-@dataclass(frozen=True, init=False)
+@dataclass
 class Event:
     """Something that happened, as the players see it.
 
@@ -234,19 +216,6 @@ class Event:
     public: dict[str, Any]
     private: dict[int, dict[str, Any]] = field(default_factory=dict)
     chance: dict[str, Any] | None = None
-
-    def __init__(
-        self,
-        public: dict[str, Any],
-        private: dict[int, dict[str, Any]] = _NOTHING_PRIVATE,
-        chance: dict[str, Any] | None = None,
-    ) -> None:
-        # The generated __init__ of a frozen dataclass, without its object.__setattr__
-        # for each field: every action makes events.
-        fields = self.__dict__
-        fields["public"] = public
-        fields["private"] = {} if private is _NOTHING_PRIVATE else private
-        fields["chance"] = chance
 
     def for_seat(self, seat: int | None) -> dict[str, Any]:
         if seat is not None and seat in self.private:
@@ -273,24 +242,6 @@ class Event:
         return cls(data["public"], private, data.get("chance"))
 
 
-_new_object = object.__new__
-
-
-def new_event(public: dict[str, Any], private: dict[int, dict[str, Any]]) -> Event:
-    """``Event(public, private)``, made without calling the class: the engine's usual events.
-
-    Calling a class written in Python runs its ``__init__`` in a frame of its own,
-    which Python 3.11 cannot fold into its caller's as it does a function's; this
-    fills the same fields, in the same order.
-    """
-    event = _new_object(Event)
-    fields = event.__dict__
-    fields["public"] = public
-    fields["private"] = private
-    fields["chance"] = None
-    return event
-
-
 # -- how actions are written -------------------------------------------------------
 
 
@@ -302,7 +253,7 @@ def is_card(value: Any, seats: int) -> bool:
 def is_cards(value: Any, seats: int) -> bool:
     """A non-empty list of card tokens, no longer than two packs."""
     return (
-        (type(value) is list or type(value) is ListedCards)  # a listed play's cards
+        isinstance(value, list)  # a list, or a listed play's ListedCards
         and 0 < len(value) <= 2 * len(STANDARD_PACK)
         and all(is_card(card, seats) for card in value)
     )
@@ -598,19 +549,14 @@ class Saved(Generic[T]):
 
     def fresh(self, seats: int) -> T:
         """The default, for a state of ``seats`` seats: never shared between states."""
-        default = self.default
-        if type(default) is list and not default:  # most of them, at every deal: no deepcopy
-            return cast(T, [])
-        return copy.deepcopy(default) if isinstance(default, list | dict) else default
+        return copy.deepcopy(self.default)
 
     def saved_by(self, state: GameState) -> bool:
         return self.when is None or self.when(state)
 
     if TYPE_CHECKING:
-        # For types only. Every state holds each field in its own __dict__ from birth
-        # (``GameState.__init__``), and a state's class holds the default, not this
-        # declaration (``_take_declarations``): a field reads as its value, and
-        # writes as one.
+        # For types only: every state holds each field in its own __dict__ from birth
+        # (``GameState.__init__``), so a field reads as its value, and writes as one.
 
         def __get__(self, instance: object, owner: type) -> T: ...
 
@@ -632,15 +578,7 @@ class PerSeat(Saved[list[T]]):
         self.each = each
 
     def fresh(self, seats: int) -> list[T]:
-        each = self.each
-        if type(each) is list and not each:  # hands: an empty list each, no deepcopy
-            return [cast(T, []) for _ in range(seats)]
-        if type(each) in _UNCHANGEABLE:  # totals: the value itself, shared as numbers are
-            return [each] * seats
-        return [copy.deepcopy(each) for _ in range(seats)]
-
-
-_UNCHANGEABLE = frozenset({int, str, bool, float, type(None)})
+        return [copy.deepcopy(self.each) for _ in range(seats)]
 
 
 def _copied(value: Any) -> Any:
@@ -658,11 +596,7 @@ class GameState(ABC):
     """
 
     declared: ClassVar[tuple[Saved[Any], ...]] = ()  # every field, the base's first
-    _per_deal_kept: ClassVar[tuple[tuple[str, Any], ...]] = ()  # see ``reset_per_deal``
-    _per_deal_fresh: ClassVar[tuple[Saved[Any], ...]] = ()
-    _declared_here: ClassVar[tuple[Saved[Any], ...]] = ()  # the fields this class declares
     higher_wins: bool  # False where the fewest points win: the ruleset's, unless an option turns it
-    is_over: bool  # whether the match has ended: ``result is not None``, kept by the base
     reverses: bool = False  # whether play may turn round, so that ``direction`` is saved
 
     hand_no = Saved(0)  # the deal (hand, round) in progress, from 1; chance events carry it
@@ -674,7 +608,7 @@ class GameState(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        _take_declarations(cls)
+        cls.declared = declared_fields(cls)
 
     def __init__(self, ruleset: Ruleset, seats: int, options: Mapping[str, Any]) -> None:
         self.ruleset = ruleset
@@ -683,14 +617,7 @@ class GameState(ABC):
         self.higher_wins = ruleset.higher_wins
         for spec in self.declared:
             setattr(self, spec.name, spec.fresh(seats))
-        # ``result is not None``, kept beside it (``end``, ``restore``): a plain attribute,
-        # since a property is a call from C into Python at every read, and every caller
-        # that plays asks it before every action.
-        self.is_over = False
         self._saved: tuple[Saved[Any], ...] | None = None
-        # Each seat's legal actions in this position, worked out once (``_legal``);
-        # emptied whenever the state changes: ``apply``, ``forfeit``, ``restore``.
-        self._legal_by_seat: dict[int, list[Action]] = {}
 
     # -- the contract --------------------------------------------------------
 
@@ -703,26 +630,18 @@ class GameState(ABC):
     def to_act(self) -> tuple[int, ...]:
         """The seats that owe an action now."""
 
+    @property
+    def is_over(self) -> bool:
+        """Whether the match has ended."""
+        return self.result is not None
+
     @abstractmethod
     def legal_actions(self, seat: int) -> list[Action]:
-        """Everything ``seat`` may do now; empty when it owes nothing."""
+        """Everything ``seat`` may do now; empty when it owes nothing.
 
-    def _legal(self, seat: int) -> list[Action]:
-        """``seat``'s legal actions, worked out once a position for ``check``: never to be changed."""
-        if type(seat) is not int:  # a bool or a stranger: worked out, never kept
-            return self._find_legal(seat)
-        legal = self._legal_by_seat.get(seat)
-        if legal is None:
-            legal = self._legal_by_seat[seat] = self._find_legal(seat)
-        return legal
-
-    def _find_legal(self, seat: int) -> list[Action]:
-        """``seat``'s legal actions worked out afresh, for ``_legal`` to keep.
-
-        ``legal_actions`` itself, unless a game's ``legal_actions`` hands out the
-        actions ``_legal`` keeps (the Crazy Eights family): that game overrides this.
+        A new list, the caller's own; the actions in it are not to be changed
+        (``dict(action)`` is a copy to change).
         """
-        return self.legal_actions(seat)
 
     @abstractmethod
     def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
@@ -784,28 +703,13 @@ class GameState(ABC):
         A field missing from ``data`` (a cache saved before the field was
         declared) keeps its default.
         """
-        self._legal_by_seat.clear()
         for spec in self.saved:
             key = spec.key or spec.name
             if key in data:
                 setattr(self, spec.name, _copied(data[key]))
-        self.is_over = self.result is not None
 
     def reset_per_deal(self) -> None:
-        """Every field declared ``per_deal`` back to its default: a new deal begins.
-
-        Each field's ``fresh`` default, as ``reset_per_deal_plainly`` sets them: a
-        default that ``fresh`` hands out as it is (a number, None) is set from
-        ``_per_deal_kept``, made once a class, without a call; the others (lists)
-        by ``fresh``.
-        """
-        for name, default in self._per_deal_kept:
-            setattr(self, name, default)
-        for spec in self._per_deal_fresh:
-            setattr(self, spec.name, spec.fresh(self.seats))
-
-    def reset_per_deal_plainly(self) -> None:
-        """``reset_per_deal``, the plain way: ``fresh`` of every field declared ``per_deal``."""
+        """Every field declared ``per_deal`` back to its default: a new deal begins."""
         for spec in self.declared:
             if spec.per_deal:
                 setattr(self, spec.name, spec.fresh(self.seats))
@@ -867,7 +771,6 @@ class GameState(ABC):
             "places": [places[s] for s in range(self.seats)],
             "totals": list(self.totals),
         }
-        self.is_over = True
         return Event({"type": "game_over", **self.result})
 
     # -- acting ----------------------------------------------------------------
@@ -884,42 +787,23 @@ class GameState(ABC):
         bot's playout): the check would find nothing. Anything else goes through
         :meth:`apply`, which checks first.
         """
-        self._legal_by_seat.clear()  # the position changes: its legal actions go
         return self._apply(seat, dict(action), chance)
 
     def check(self, seat: int, action: Any) -> None:
         """Raise unless ``action`` is, exactly, one of ``seat``'s legal actions now."""
-        # Every legal action comes this way, so it is tested first in as few steps as may
-        # be: a seat at the table, and a dict equal (==) to one listed that holds, key by
-        # key, the very values listed (the listed action itself, or a copy of it, does), or
-        # values of the same JSON types (``_same_listed``). A listed action holds no
-        # float, so a value that is the very one listed is the same JSON. Whatever that
-        # does not pass goes the whole way below, which may still accept it.
-        if type(seat) is int and 0 <= seat < self.seats and self.result is None:
-            legal = self._legal_by_seat.get(seat)
-            if legal is None:
-                legal = self._legal(seat)
-            if legal and (type(action) is dict or type(action) is ListedAction):
-                try:
-                    listed = legal[legal.index(action)]
-                except ValueError:
-                    pass
-                else:
-                    if _same_values(action, listed):
-                        return
         if self.is_over:
             raise GameOver("game_over")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
             raise IllegalAction("no_seat", seat=seat if type(seat) is int else brief(seat))
-        legal = self._legal(seat)
+        legal = self.legal_actions(seat)
         if not isinstance(action, dict):
             if not legal:
                 raise NotYourTurn("not_your_turn")
             raise MalformedAction("not_an_object")
         if not legal and not self.is_call(action):
             raise NotYourTurn("not_your_turn")
-        # ``in`` is the fast test; same_json then refuses a true where a 1 belongs.
-        if legal and action in legal and same_json(action, legal[legal.index(action)]):
+        # Equal (``==``) to a listed action, and of the same JSON types: a true is no 1.
+        if action in legal and same_json(action, legal[legal.index(action)]):
             return
         # Refused: first for how it is written, so that explain_illegal may read its fields.
         raise IllegalAction.of(self.check_form(action) or self.explain_illegal(seat, action))
@@ -961,47 +845,28 @@ class GameState(ABC):
             raise IllegalAction("no_seat", seat=seat if type(seat) is int else brief(seat))
         if reason == TIMEOUT and seat not in self.to_act:
             raise NotYourTurn("no_timeout_owed", seat=seat)
-        self._legal_by_seat.clear()
         return [self.end(reason, seat)]
 
 
-def _take_declarations(cls: type) -> None:
-    """Note the fields ``cls`` declares (``Saved``) in ``declared``; on the class, their defaults.
+def declared_fields(cls: type) -> tuple[Saved[Any], ...]:
+    """Every field ``cls`` and its bases declare (``Saved``), its bases' first.
 
-    ``declared`` is every field of the class, its bases' first. Each declaration
-    is kept in the class's ``_declared_here``, and the class attribute becomes the
-    field's default. A state holds every field in its own ``__dict__``
-    (``GameState.__init__``), so it reads the same; but Python 3.11 never
-    specialises the reading of an attribute (``state.turn``) where the class
-    holds an object of a class written in Python under that name, as a ``Saved``
-    is, and then each read looks in the class and then in the state. The engine
-    reads its fields all the time; a default (an int, a list...) is no such object.
+    As a dataclass does with a field's default, the class attribute of each field
+    ``cls`` declares becomes its default: the declaration is kept in ``declared``.
+    A field declared again lower down (another default) keeps its place.
     """
-    here = {name: value for name, value in vars(cls).items() if isinstance(value, Saved)}
-    for name, spec in here.items():
-        setattr(cls, name, spec.default)
-    cls._declared_here = tuple(here.values())  # type: ignore[attr-defined]
     fields: dict[str, Saved[Any]] = {}
-    for klass in reversed(cls.__mro__):
-        own = vars(klass).get("_declared_here")
-        if own is None:  # a class that is no GameState (a mixin) keeps its declarations
-            own = [value for value in vars(klass).values() if isinstance(value, Saved)]
-        for spec in own:
+    for base in reversed(cls.__bases__):
+        for spec in getattr(base, "declared", ()):
             fields[spec.name] = spec
-    cls.declared = tuple(fields.values())  # type: ignore[attr-defined]
-    # For ``reset_per_deal``: the per-deal fields whose default ``fresh`` hands out as it
-    # is (neither a list nor a dict, and ``Saved.fresh`` itself), and the others.
-    per_deal = [spec for spec in cls.declared if spec.per_deal]  # type: ignore[attr-defined]
-    kept = [
-        spec
-        for spec in per_deal
-        if type(spec).fresh is Saved.fresh and not isinstance(spec.default, list | dict)
-    ]
-    cls._per_deal_kept = tuple((spec.name, spec.default) for spec in kept)  # type: ignore[attr-defined]
-    cls._per_deal_fresh = tuple(spec for spec in per_deal if spec not in kept)  # type: ignore[attr-defined]
+    for name, value in list(vars(cls).items()):
+        if isinstance(value, Saved):
+            fields[name] = value
+            setattr(cls, name, value.default)
+    return tuple(fields.values())
 
 
-_take_declarations(GameState)
+GameState.declared = declared_fields(GameState)
 
 
 def forfeit_text(reason: str) -> str:
@@ -1030,6 +895,8 @@ def same_json(a: Any, b: Any) -> bool:
     >>> same_json({"n": 1}, {"n": 1}), same_json({"n": 1}, {"n": True})
     (True, False)
     """
+    if a is b:  # a listed action posted back as it was listed
+        return True
     kind = type(a)
     if kind is not type(b) or kind in _JSON_KINDS:
         # A listed action, or its cards, is the JSON of the dict or list it subclasses.
@@ -1038,48 +905,11 @@ def same_json(a: Any, b: Any) -> bool:
             return False
     if kind in _SCALARS:
         return bool(a == b)
-    pairs: Iterable[tuple[Any, Any]]
     if kind is dict:
-        if a.keys() != b.keys():
-            return False
-        pairs = zip(a.values(), map(b.__getitem__, a), strict=True)
-    elif kind is list:
-        if len(a) != len(b):
-            return False
-        pairs = zip(a, b, strict=True)
-    else:
-        return False
-    # Scalars are tested in place, without a call: ``check`` runs this on every action.
-    for value, other in pairs:
-        if type(value) in _SCALARS:
-            if type(value) is not type(other) or value != other:
-                return False
-        elif not same_json(value, other):
-            return False
-    return True
-
-
-def _same_values(action: Action, listed: Action) -> bool:
-    """``same_json(action, listed)`` for a dict equal (``==``) to a listed action.
-
-    Quick where ``action`` holds, key by key, the very values listed (the listed
-    action itself, or a copy of it, does).
-    """
-    for key, value in listed.items():
-        given = action[key]  # equal dicts: the same keys
-        if given is not value and not _same_listed(given, value):
-            return False
-    return True
-
-
-def _same_listed(given: Any, listed: Any) -> bool:
-    """``same_json(given, listed)`` for a value of a listed action, ``given == listed``.
-
-    Quick for a list of the very objects listed (the cards of a copy of a listed action).
-    """
-    if type(given) is list and all(map(is_, given, listed)):
-        return True
-    return same_json(given, listed)
+        return a.keys() == b.keys() and all(same_json(a[key], b[key]) for key in a)
+    if kind is list:
+        return len(a) == len(b) and all(map(same_json, a, b))
+    return False
 
 
 def place_by_totals(

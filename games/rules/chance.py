@@ -28,7 +28,6 @@ import hashlib
 import hmac
 import struct
 from collections.abc import Iterator, Sequence
-from operator import ge, mod
 from typing import Protocol, TypeVar
 
 DERIVATION_VERSION = "fairdeal-derivation/1"
@@ -38,8 +37,6 @@ _GAME_SEED_DOMAIN = b"fairdeal/game-seed/v1"
 _EVENT_DOMAIN = b"fairdeal/event/v1"
 _WORD = 2**32
 _BLOCK = struct.Struct(">8I")  # one HMAC-SHA256 output: eight big-endian 32-bit words
-# uniform(n)'s limit for each n up to two packs and more: words at or above it are refused.
-_LIMITS = [_WORD - _WORD % n if n else 0 for n in range(256)]
 
 T = TypeVar("T")
 
@@ -89,45 +86,13 @@ def _event_message(label: str, hand: int, seq: int) -> bytes:
     )
 
 
-# HMAC's padded keys (RFC 2104): each byte of the key, XOR 0x36 and XOR 0x5c.
-_INNER_PAD = bytes(byte ^ 0x36 for byte in range(256))
-_OUTER_PAD = bytes(byte ^ 0x5C for byte in range(256))
-_SHA256_BLOCK = 64
-
-
-class _Keyed:
-    """HMAC-SHA256 under one key, as ``_hmac`` gives it, for many messages.
-
-    Each padded key is hashed once and its state copied for every message:
-    then a message costs half of ``hmac.digest``, which starts from the key
-    each time. A deal's shuffle reads seven blocks under one key.
-    """
-
-    __slots__ = ("_inner", "_outer")
-
-    def __init__(self, key: bytes) -> None:
-        if len(key) > _SHA256_BLOCK:
-            key = hashlib.sha256(key).digest()
-        key = key.ljust(_SHA256_BLOCK, b"\0")
-        self._inner = hashlib.sha256(key.translate(_INNER_PAD))
-        self._outer = hashlib.sha256(key.translate(_OUTER_PAD))
-
-    def digest(self, message: bytes) -> bytes:
-        inner = self._inner.copy()
-        inner.update(message)
-        outer = self._outer.copy()
-        outer.update(inner.digest())
-        return outer.digest()
-
-
 class Stream:
     """The unbounded byte stream of one event, consumed as 32-bit words."""
 
-    __slots__ = ("_block", "_key", "_keyed", "_words")
+    __slots__ = ("_block", "_key", "_words")
 
     def __init__(self, key: bytes) -> None:
         self._key = key
-        self._keyed = _Keyed(key)
         self._block = 0
         self._words: Iterator[int] = iter(())  # the words of the block being read
 
@@ -156,44 +121,8 @@ class Stream:
             result[i], result[j] = result[j], result[i]
         return result
 
-    def _shuffled(self, items: Sequence[T]) -> list[T]:
-        """``shuffle``, quicker, for a stream whose ``word`` and ``uniform`` are these.
-
-        The same words are read in the same order, made ahead a block at a time.
-        A word is refused once in hundreds of millions, so every word a shuffle
-        needs is tested at once and, none refused, each is taken, in C (``map``);
-        only a shuffle with a refused word goes word by word. A deal is a shuffle.
-        """
-        result = list(items)
-        words = list(self._words)
-        need = max(len(result) - 1, 0)  # the words a shuffle without a refusal reads
-        while len(words) < need:
-            words += self._next_block()
-        sizes = range(need + 1, 1, -1)  # uniform(i + 1) for i from the last index down
-        taken = words[:need]
-        if need < len(_LIMITS) and not any(map(ge, taken, _LIMITS[need + 1 : 1 : -1])):
-            for i, j in zip(range(need, 0, -1), map(mod, taken, sizes), strict=True):
-                result[i], result[j] = result[j], result[i]
-            self._words = iter(words[need:])
-            return result
-        read = 0
-        for i in range(need, 0, -1):
-            n = i + 1
-            limit = _WORD - _WORD % n
-            while True:
-                if read == len(words):
-                    words += self._next_block()
-                value = words[read]
-                read += 1
-                if value < limit:
-                    break
-            j = value % n
-            result[i], result[j] = result[j], result[i]
-        self._words = iter(words[read:])
-        return result
-
     def _next_block(self) -> tuple[int, ...]:
-        block = self._keyed.digest(self._block.to_bytes(8, "big"))
+        block = _hmac(self._key, self._block.to_bytes(8, "big"))
         self._block += 1
         return _BLOCK.unpack(block)
 
@@ -215,13 +144,12 @@ class SeededChance:
 
     def __init__(self, seed: bytes) -> None:
         self.seed = seed
-        self._keyed = _Keyed(seed)  # ``event_key`` under this seed, for every event
 
     def stream(self, label: str, hand: int, seq: int) -> Stream:
-        return Stream(self._keyed.digest(_event_message(label, hand, seq)))
+        return Stream(event_key(self.seed, label, hand, seq))
 
     def shuffle(self, items: Sequence[T], *, label: str, hand: int, seq: int) -> list[T]:
-        return self.stream(label, hand, seq)._shuffled(items)
+        return self.stream(label, hand, seq).shuffle(items)
 
     def integer(self, n: int, *, label: str, hand: int, seq: int) -> int:
         return self.stream(label, hand, seq).uniform(n)

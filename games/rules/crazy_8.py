@@ -77,7 +77,6 @@ from games.rules.base import (
     announcing,
     is_suit,
     listed,
-    seat_call,
 )
 from games.rules.chance import Chance
 from games.rules.crazy_eights import (
@@ -175,13 +174,13 @@ class Crazy8State(EightsState):
 
     # -- the contract --------------------------------------------------------
 
-    def _find_legal(self, seat: int) -> list[Action]:
+    def legal_actions(self, seat: int) -> list[Action]:
         if self.result is not None:
             return []
         # last_card: the catch, a call out of turn that any other seat may make.
         catch: list[Action] = []
         if self.catchable is not None and seat != self.catchable:
-            catch = [seat_call("catch", self.catchable)]
+            catch = [listed({"type": "catch", "seat": self.catchable})]
         elif self.catchable is not None and self.catch_until_next_play:
             catch = [LAST_CARD_ACTION]  # the forgotten announcement, made late
         if seat != self.turn:
@@ -250,7 +249,7 @@ class Crazy8State(EightsState):
             return Refusal("draw_limit")
         return super().explain_illegal(seat, action)
 
-    def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
+    def _act(self, seat: int, action: Action, chance: Chance) -> list[Event]:
         kind = action["type"]
         if kind == "catch":
             return self._catch(seat, action["seat"], chance)
@@ -272,7 +271,7 @@ class Crazy8State(EightsState):
             return self._take_chain(seat, chance)
         if kind == "name":
             return self._name(seat, action["suit"])
-        return super()._apply(seat, action, chance)
+        return super()._act(seat, action, chance)
 
     def _name(self, seat: int, suit: str) -> list[Event]:
         self.called_suit = suit

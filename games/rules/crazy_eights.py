@@ -56,13 +56,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
-from itertools import chain
-from operator import is_, itemgetter
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from games.rules.base import (
-    FINISHED,
     STANDARD_PACK,
     SUITS,
     Action,
@@ -70,18 +67,14 @@ from games.rules.base import (
     Event,
     Field,
     GameState,
-    ListedAction,
     PerSeat,
     Ruleset,
     Saved,
-    _new_object,
     is_card,
     is_seat,
     is_suit,
     is_true,
     listed,
-    new_event,
-    same_json,
 )
 from games.rules.chance import Chance
 from games.rules.words import Names, Refusal, Wording, by_seat, quote, suit_name, word
@@ -171,23 +164,13 @@ def card_value(card: str) -> int:
     return int(rank)
 
 
-class _CardValues(dict[str, int]):
-    """``card_value`` of each card of the pack, looked up (worked out for any other)."""
-
-    def __missing__(self, card: str) -> int:
-        return card_value(card)
-
-
-_CARD_VALUES = _CardValues({card: card_value(card) for card in STANDARD_PACK})
-
-
 def hand_value(cards: list[str]) -> int:
-    """What the cards left in a hand count: ``card_value`` of each, added up in C.
+    """What the cards left in a hand count: ``card_value`` of each, added up.
 
     >>> hand_value(["8H", "KS", "3H"])
     63
     """
-    return sum(map(_CARD_VALUES.__getitem__, cards))
+    return sum(card_value(card) for card in cards)
 
 
 def sort_hand(cards: list[str]) -> list[str]:
@@ -195,45 +178,8 @@ def sort_hand(cards: list[str]) -> list[str]:
     return sorted(cards, key=lambda c: (SUITS.index(c[1]), "A23456789TJQK".index(c[0])))
 
 
-# Lists of several cards' plays, joined in C: ``list(concatenated(map(plays.__getitem__, hand)))``.
-concatenated = chain.from_iterable
-_TYPE = itemgetter("type")  # an action's type
-
 # A position's digest hashes its facts as compact JSON (``EightsState.position``).
 _COMPACT = json.JSONEncoder(separators=(",", ":"))
-# The C encoder ``_COMPACT.encode`` makes at every call, made once: a position is digested
-# after every action once the stock is empty. No circular check (``markers``): it writes
-# only a position's plain values. None where the json module has no C speedups.
-_MAKE_C_ENCODER: Callable[..., Callable[[Any, int], Sequence[str]]] | None = getattr(
-    json.encoder, "c_make_encoder", None
-)
-_C_COMPACT = (
-    None
-    if _MAKE_C_ENCODER is None
-    else _MAKE_C_ENCODER(
-        None,  # markers: no circular check
-        _COMPACT.default,
-        json.encoder.encode_basestring_ascii,
-        None,  # indent
-        _COMPACT.key_separator,
-        _COMPACT.item_separator,
-        _COMPACT.sort_keys,
-        _COMPACT.skipkeys,
-        _COMPACT.allow_nan,
-    )
-)
-
-
-def _compact_json(values: list[Any]) -> str:
-    """``_COMPACT.encode(values)``: the same text, without making its encoder again."""
-    if _C_COMPACT is None:
-        return _COMPACT.encode(values)
-    return "".join(_C_COMPACT(values, 0))
-
-
-def _cards_json(cards: list[str]) -> str:
-    """A list of cards as compact JSON: ``["7H","8S"]``, ``[]``."""
-    return '["' + '","'.join(cards) + '"]' if cards else "[]"
 
 
 # The actions a state lists, each made once and shared by every state and match: each
@@ -287,26 +233,10 @@ _PLAYS_ON: dict[tuple[str, str | None], PlaysOn] = {}
 
 def plays_on(top: str, called: str | None) -> PlaysOn:
     """The plays of each card on ``top`` with ``called`` the suit called (None: no eight's)."""
-    table = _PLAYS_ON.get((top, called))
-    if table is None:
-        table = _PLAYS_ON[top, called] = PlaysOn(top, called)
-    return table
+    if (top, called) not in _PLAYS_ON:
+        _PLAYS_ON[top, called] = PlaysOn(top, called)
+    return _PLAYS_ON[top, called]
 
-
-# What a class of the family must take from ``EightsState`` as it is for ``plain_turns``.
-_PLAIN_TURNS = (
-    "apply",
-    "_apply",
-    "_play",
-    "_draw",
-    "_take_card",
-    "_pass",
-    "_card_effect",
-    "_find_legal",
-    "_turn_actions",
-    "_play_actions",
-    "seats_to_act",
-)
 
 # The family's events that name a seat, and how the simple ones read after it.
 _SEAT_EVENTS = {
@@ -367,27 +297,8 @@ class EightsState(GameState):
     # The seat that went down to one card without announcing it, until the window closes.
     catchable: Saved[int | None] = Saved(None, when=lambda state: state.last_card, per_deal=True)
 
-    # Whether the class plays Crazy Eights' turns as they are here (``_apply``, ``_play``,
-    # ``_draw``, ``_card_effect``, ``_find_legal``...: see ``__init_subclass__``). Then
-    # ``apply`` dispatches the action itself, a card laid passes the turn on without
-    # ``_card_effect``, and a draw sets the legal actions of the position it leaves
-    # (``_find_legal``'s, known then): the rest of the family goes the plain way.
-    plain_turns: ClassVar[bool] = True
-    # The seats that owe an action now: ``() if result is not None else (turn,)``
-    # (``seats_to_act``), a plain attribute kept current by every change of position
-    # (``start``, ``apply``, ``end``, ``restore``), since a property is a call from C
-    # into Python at every read, and a caller that plays reads it before every action.
-    to_act: tuple[int, ...] = ()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls.plain_turns = all(
-            getattr(cls, name) is getattr(EightsState, name) for name in _PLAIN_TURNS
-        )
-
     def __init__(self, ruleset: CrazyEights, seats: int, options: Mapping[str, Any]) -> None:
         super().__init__(ruleset, seats, options)
-        self.to_act = (self.turn,)
         self.hand_size = ruleset.hand_size(seats, options)
         self.target = ruleset.target(seats, options)
         pack = ruleset.pack(seats, options)
@@ -400,9 +311,7 @@ class EightsState(GameState):
     def start(self, chance: Chance) -> list[Event]:
         first, event = self.chance_integer(chance, "first-dealer", self.seats)
         self.dealer = (first - 1) % self.seats  # _deal moves the deal left before dealing
-        events = [event, *self._deal(chance)]
-        self.to_act = self.seats_to_act()
-        return events
+        return [event, *self._deal(chance)]
 
     def _deal(self, chance: Chance) -> list[Event]:
         self.hand_no += 1
@@ -441,18 +350,9 @@ class EightsState(GameState):
 
     # -- the contract --------------------------------------------------------
 
-    def seats_to_act(self) -> tuple[int, ...]:
-        """The seats that owe an action now, worked out: what ``to_act`` keeps."""
+    @property
+    def to_act(self) -> tuple[int, ...]:
         return () if self.result is not None else (self.turn,)
-
-    def restore(self, data: Mapping[str, Any]) -> None:
-        super().restore(data)
-        self.to_act = self.seats_to_act()
-
-    def end(self, reason: str = FINISHED, seat: int | None = None) -> Event:
-        event = super().end(reason, seat)
-        self.to_act = ()
-        return event
 
     @property
     def suit_to_follow(self) -> str:
@@ -471,57 +371,20 @@ class EightsState(GameState):
         return bool(self.stock) or len(self.pile) > 1
 
     def _play_actions(self, cards: list[str]) -> list[Action]:
-        # The engine's hot path: each card's plays looked up (plays_on), in hand order, each
-        # card once (from two packs a hand may hold two of a card); a new list, the caller's.
-        # The lookups and the list are made in C (map, concatenated): no Python step per card.
-        plays = _PLAYS_ON.get((self.pile[-1], self.called_suit))
-        if plays is None:
-            plays = plays_on(self.pile[-1], self.called_suit)
-        return list(
-            concatenated(
-                map(plays.__getitem__, dict.fromkeys(cards) if self.two_of_a_card else cards)
-            )
-        )
+        """The plays of ``cards`` now, in hand order: each card's, looked up (``plays_on``).
+
+        From two packs a hand may hold two of a card: its plays are listed once.
+        """
+        plays = plays_on(self.pile[-1], self.called_suit)
+        if self.two_of_a_card:
+            cards = list(dict.fromkeys(cards))
+        return [play for card in cards for play in plays[card]]
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """The position's legal actions (``_legal``), in a new list, the caller's own.
-
-        Each action is the shared :class:`ListedAction` the state keeps, not a copy:
-        it refuses every change (``dict(action)`` is a copy to change).
-        """
-        # ``_legal``, written out: a bench or a bot asks this before every action.
-        if type(seat) is int:
-            legal = self._legal_by_seat.get(seat)
-            if legal is None:
-                legal = self._legal_by_seat[seat] = self._find_legal(seat)
-            return [*legal]
-        return self._find_legal(seat)
-
-    def _find_legal(self, seat: int) -> list[Action]:
-        # Made of actions shared by every state (``plays_on``), each a ``ListedAction``.
+        """What ``seat`` may do now: each action is a shared :class:`ListedAction`."""
         if self.result is not None or seat != self.turn:
             return []
-        # Crazy Eights' ``_turn_actions`` and ``_play_actions``, written out: a bench or a
-        # bot asks for the legal actions before every action. The family's other states
-        # have their own ``_find_legal``, which calls their ``_turn_actions``.
-        pile = self.pile
-        plays = _PLAYS_ON.get((pile[-1], self.called_suit))
-        if plays is None:
-            plays = plays_on(pile[-1], self.called_suit)
-        drawn = self.drawn
-        if drawn is not None:
-            return list(plays[drawn])
-        hand = self.hands[seat]
-        actions = list(
-            concatenated(
-                map(plays.__getitem__, dict.fromkeys(hand) if self.two_of_a_card else hand)
-            )
-        )
-        if actions:
-            return actions
-        if self.stock or len(pile) > 1:  # ``can_draw``
-            return [DRAW_ACTION]
-        return [PASS_ACTION]
+        return self._turn_actions(seat)
 
     def _turn_actions(self, seat: int) -> list[Action]:
         """What the seat to act may do: play, else draw, else pass."""
@@ -567,55 +430,26 @@ class EightsState(GameState):
             "no_match", {"card": card, "top": self.pile[-1], "suit": self.suit_to_follow}
         )
 
-    def apply(self, seat: int, action: Any, chance: Chance) -> list[Event]:
+    def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
         # Only positions noted since the last free choice count (``forced_repeats_only``):
         # whether this action is one depends on the choices before it is applied.
         seen = self.seen
         choices = self.turn_choices(seat) if seen and self.forced_repeats_only else 1
-        # GameState.apply, but for its copy of the action: the family's ``_apply`` never
-        # changes the action it is given, nor keeps it. ``check``'s quick tests are written
-        # out: one of the very actions listed for a seat at the table (a ``ListedAction``
-        # handed out by ``legal_actions``), found by identity; or a copy of one, tested as
-        # ``check`` does. Anything else, or legal actions not yet worked out, goes to ``check``.
-        legal = self._legal_by_seat.get(seat) if type(seat) is int else None
-        listed = None
-        if legal and 0 <= seat < self.seats and self.result is None:
-            kind = type(action)
-            if kind is ListedAction or kind is dict:
-                try:  # ``action in legal`` and where, in one pass (identity tested first)
-                    listed = legal[legal.index(action)]
-                except ValueError:
-                    listed = None
-        if listed is None:
-            self.check(seat, action)
-        elif listed is not action:  # else the very action listed: nothing more to test
-            for key, value in listed.items():
-                given = action[key]  # equal dicts: the same keys
-                # ``_same_listed``, written out: a list (Dodo's cards) of the very items listed.
-                if (
-                    given is not value
-                    and not (type(given) is list and all(map(is_, given, value)))
-                    and not same_json(given, value)
-                ):
-                    self.check(seat, action)
-                    break
-        self._legal_by_seat.clear()  # the position changes: its legal actions go
-        if self.plain_turns:  # ``_apply``, written out
-            kind = action["type"]
-            if kind == "play":
-                events = self._play(seat, action["card"], action.get("suit"), chance)
-            elif kind == "draw":
-                events = self._draw(seat, chance)
-            else:
-                events = self._pass(seat, chance)
-        else:
-            events = self._apply(seat, action, chance)
+        events = self._act(seat, action, chance)
         if seen and (choices != 1 or (self.forced_repeats_only and self.is_call(action))):
             seen.clear()
         if self.blocks and not self.stock and self.result is None:
             events.extend(self._round_in_circles(chance))
-        self.to_act = () if self.result is not None else (self.turn,)  # ``seats_to_act``
         return events
+
+    def _act(self, seat: int, action: Action, chance: Chance) -> list[Event]:
+        """What ``action`` does: each game of the family its own actions."""
+        kind = action["type"]
+        if kind == "play":
+            return self._play(seat, action["card"], action.get("suit"), chance)
+        if kind == "draw":
+            return self._draw(seat, chance)
+        return self._pass(seat, chance)
 
     def turn_choices(self, seat: int) -> int:
         """How many legal actions ``seat`` has, calls out of turn left out: 1 is a forced action.
@@ -623,9 +457,7 @@ class EightsState(GameState):
         A call is never owed, so one that could be made does not make the
         action owed a free choice.
         """
-        # ``is_call`` of each, written out (a listed action's type is a string), in C: a
-        # Dodo hand may list a hundred plays.
-        return list(map(self.calls.__contains__, map(_TYPE, self._legal(seat)))).count(False)
+        return sum(not self.is_call(action) for action in self.legal_actions(seat))
 
     def _round_in_circles(self, chance: Chance) -> list[Event]:
         """Block the deal if, with the stock empty, it is back at a position it held before.
@@ -654,32 +486,13 @@ class EightsState(GameState):
         return []
 
     def position(self) -> str:
-        """A digest of everything that decides what may happen next, but the stock's order."""
-        if self._position_names is None:  # the fields this state saves, once: they never change
-            self._position_names = tuple(name for name in self.position_fields if self.saves(name))
-        # The facts' compact JSON, as ``_COMPACT.encode`` writes it (``position_json``):
-        # the lists of cards joined here, since a card is two letters JSON writes as they are.
-        pile = self.pile
-        text = "".join(
-            (
-                "[[",
-                ",".join(map(_cards_json, map(sorted, self.hands))),
-                "],",
-                _cards_json(pile[-1:]),
-                ",",
-                _cards_json(sorted(pile[:-1])),
-                ",",
-                _cards_json(sorted(self.stock)),
-                ",",
-                _compact_json([getattr(self, name) for name in self._position_names]),
-                "]",
-            )
-        )
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        """A digest of everything that decides what may happen next, but the stock's order.
 
-    def position_json(self) -> str:
-        """The facts ``position`` hashes, written by the JSON encoder: the plain form of its text."""
-        if self._position_names is None:
+        The hands, the pile's top, the rest of the pile and the stock, each sorted, and
+        the fields that decide what may be done (``position_fields``, those this state
+        saves), as compact JSON: the digests saved in ``seen`` are of that text.
+        """
+        if self._position_names is None:  # the fields this state saves, once: they never change
             self._position_names = tuple(name for name in self.position_fields if self.saves(name))
         facts = [
             [sorted(hand) for hand in self.hands],
@@ -688,15 +501,7 @@ class EightsState(GameState):
             sorted(self.stock),
             [getattr(self, name) for name in self._position_names],
         ]
-        return _COMPACT.encode(facts)
-
-    def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
-        kind = action["type"]
-        if kind == "play":
-            return self._play(seat, action["card"], action.get("suit"), chance)
-        if kind == "draw":
-            return self._draw(seat, chance)
-        return self._pass(seat, chance)
+        return hashlib.sha256(_COMPACT.encode(facts).encode()).hexdigest()[:16]
 
     def _catch(self, seat: int, caught: int, chance: Chance) -> list[Event]:
         """``caught`` went down to one silently; it draws ``catch_draws`` cards, what there is."""
@@ -711,32 +516,17 @@ class EightsState(GameState):
         hand = self.hands[seat]
         hand.remove(card)
         self.pile.append(card)
-        # ``_play_event``, written out: this is most actions.
-        public: dict[str, Any] = {"type": "play", "seat": seat, "card": card}
-        called = self.called_suit = suit if card[0] == EIGHT else None
-        if called is not None:
-            public["suit"] = called
-        if announce:
-            public["announce"] = True
+        self.called_suit = suit if card[0] == EIGHT else None
         self.drawn = None
         self.passes = 0
-        event = _new_object(Event)  # ``new_event(public, {})``, written out
-        fields = event.__dict__
-        fields["public"] = public
-        fields["private"] = {}
-        fields["chance"] = None
-        events = [event]
+        events = [self._play_event(seat, {"card": card}, announce)]
         if not hand:
-            events += self._hand_over(seat, chance)
-        elif self.plain_turns:  # Crazy Eights' ``_card_effect``, written out
-            self.turn = (seat + self.direction) % self.seats
-        else:
-            events += self._card_effect(seat, card, chance)
-        return events
+            return events + self._hand_over(seat, chance)
+        return events + self._card_effect(seat, card, chance)
 
     def _card_effect(self, seat: int, card: str, chance: Chance) -> list[Event]:
         """What ``card``, just played by ``seat``, does: in Crazy Eights, the turn passes on."""
-        self.turn = (seat + self.direction) % self.seats  # ``next_seat``
+        self.turn = self.next_seat(seat)
         return []
 
     def _play_event(self, seat: int, laid: dict[str, Any], announce: bool) -> Event:
@@ -760,58 +550,21 @@ class EightsState(GameState):
             events.append(event)
         card = self.stock.pop()
         self.hands[seat].append(card)
-        events.append(new_event({"type": "draw", "seat": seat}, {seat: {"card": card}}))
+        events.append(Event({"type": "draw", "seat": seat}, {seat: {"card": card}}))
         return card, events
 
     def _take_cards(self, seat: int, count: int, chance: Chance, events: list[Event]) -> None:
-        """Up to ``count`` cards into ``seat``'s hand (what there is), each as ``_take_card``.
-
-        Its events go on ``events``. From a stock that holds cards, each is taken here
-        without a call; an empty stock goes the way of ``_take_card`` (the reshuffle).
-        """
-        hand = self.hands[seat]
+        """Up to ``count`` cards into ``seat``'s hand (what there is), onto ``events``."""
         for _ in range(count):
-            stock = self.stock
-            if stock:
-                card = stock.pop()
-                hand.append(card)
-                events.append(new_event({"type": "draw", "seat": seat}, {seat: {"card": card}}))
-            elif len(self.pile) > 1:  # ``can_draw``
-                events.extend(self._take_card(seat, chance)[1])
-            else:
+            if not self.can_draw():
                 break
+            events.extend(self._take_card(seat, chance)[1])
 
     def _draw(self, seat: int, chance: Chance) -> list[Event]:
         """One card; if it plays, the seat must play it next."""
-        stock = self.stock
-        if stock:  # ``_take_card``, written out: nearly every draw of Crazy Eights
-            card = stock.pop()
-            self.hands[seat].append(card)
-            event = _new_object(Event)  # ``new_event``, written out
-            fields = event.__dict__
-            fields["public"] = {"type": "draw", "seat": seat}
-            fields["private"] = {seat: {"card": card}}
-            fields["chance"] = None
-            events = [event]
-        else:
-            card, events = self._take_card(seat, chance)
-        # ``plays``, looked up: the card's plays on the top card and the suit called.
-        plays = _PLAYS_ON.get((self.pile[-1], self.called_suit))
-        if plays is None:
-            plays = plays_on(self.pile[-1], self.called_suit)
-        drawn = plays[card]
-        if drawn:
+        card, events = self._take_card(seat, chance)
+        if self.plays(card):
             self.drawn = card
-        if self.plain_turns:
-            # The seat still to act, its legal actions known (``_find_legal``): the card's
-            # plays, or, since nothing else in its hand played (it drew), a draw or a pass.
-            self._legal_by_seat[seat] = (
-                list(drawn)
-                if drawn
-                else [DRAW_ACTION]
-                if self.stock or len(self.pile) > 1
-                else [PASS_ACTION]
-            )
         return events
 
     def _take_chain(self, seat: int, chance: Chance) -> list[Event]:

@@ -67,9 +67,8 @@ each of the two: the cards it received), ``catch`` and ``last_card``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from itertools import product
-from operator import itemgetter
 from typing import Any, ClassVar, TypeVar
 
 from games.rules.base import (
@@ -88,8 +87,6 @@ from games.rules.base import (
     is_cards,
     is_seat,
     listed,
-    new_event,
-    seat_call,
 )
 from games.rules.chance import Chance
 from games.rules.crazy_eights import (
@@ -104,7 +101,6 @@ from games.rules.crazy_eights import (
     PASS_ACTION,
     CrazyEights,
     EightsState,
-    concatenated,
     hand_value,
     sort_hand,
 )
@@ -113,13 +109,10 @@ from games.rules.words import Names, Refusal, Wording, quote, word
 T = TypeVar("T")
 
 BLACK_QUEENS = frozenset({"QS", "QC"})
-_LAID = itemgetter("cards")  # the cards a play lays
 _OF_RANK = {rank: frozenset(rank + suit for suit in SUITS) for rank in RANKS}  # a rank's cards
 _OF_SUIT = {suit: frozenset(rank + suit for rank in RANKS) for suit in SUITS}  # a suit's cards
 _CHAIN_ANSWERS = _OF_RANK["2"] | _OF_RANK["4"]
-_CHAIN_SITUATION = ("chain",)  # see ``DodoState._plays_alone``
 CHAIN_VALUES = {"2": 2, "4": 4}
-_ACTING_RANKS = frozenset("24AJQ")  # the ranks whose cards do more than pass the turn on
 # Where each card sits in a hand as people hold it (by suit, then rank).
 HAND_ORDER = {card: index for index, card in enumerate(sort_hand(list(STANDARD_PACK)))}
 
@@ -248,23 +241,7 @@ class DodoState(EightsState):
 
     def fits(self, card: str) -> bool:
         """Whether ``card`` may be the first card laid now."""
-        return self._fitting()(card)
-
-    def _fitting(self) -> Callable[[str], bool]:
-        """``fits``, with what it depends on looked up once (the plain form of ``_fitting_cards``)."""
-        if self.chain:
-            return lambda card: card[0] in CHAIN_VALUES  # any two or four answers a chain
-        drawn = self.drawn
-        if drawn is not None:
-            return lambda card: card == drawn
-        top = self.pile[-1]
-        top_rank, top_suit = top[0], top[1]
-        called = self.called_suit
-        if called is not None:
-            return lambda card: card[0] == EIGHT or card[1] == called
-        if top_rank == EIGHT:
-            return lambda card: True  # a starter eight, no suit named: anything
-        return lambda card: card[0] == EIGHT or card[1] == top_suit or card[0] == top_rank
+        return card in self._plays_alone().fitting
 
     def _plays(self, seat: int) -> list[Action]:
         """Every distinct play, one order each: a fitting card first, hand order, the showing card last.
@@ -275,170 +252,89 @@ class DodoState(EightsState):
 
     def _hand_plays(self, seat: int) -> tuple[list[Action], int]:
         """``_plays``, and the most cards a play of them may lay (at least what the most lays)."""
-        # The cards that fit are found by one intersection of sets (a C loop with no call
-        # a card), each once: the usual hand has one card that fits, alone of its rank.
-        # ``_turn_actions`` writes this out.
         alone = self._plays_alone()
         hand = self.hands[seat]
         fit = alone.fitting.intersection(hand)
         if not fit:
             return [], 0
-        held = "".join(hand)
-        if len(fit) == 1:
-            (card,) = fit
-            rank = card[0]
-            if held.count(rank) == 1 and not (rank in CHAIN_VALUES and self._pairs(held)):
-                return list(alone[card]), 1  # the usual hand: one card fits, alone of its rank
-        return self._more_plays(alone, hand, held, fit)
-
-    def _more_plays(
-        self, alone: PlaysAlone, hand: list[str], held: str, fit: frozenset[str]
-    ) -> tuple[list[Action], int]:
-        """``_hand_plays`` where more than one card fits, or one with others of its rank
-        (or a two or a four that may pair): ``grouped_plays``, quicker.
-
-        ``held`` is the hand's cards written together: a card is two letters, its rank
-        then its suit (C, D, H or S: never a rank), so a rank's letter counts the hand's
-        cards of it. ``fit`` is the hand's cards that fit, each once.
-        """
-        fitting_ranks = "".join(fit)[::2]  # in no order: the ranks are ordered below
+        ranks = "".join(sorted({card[0] for card in fit}))
         # "Lay two of them together to add both": a two and a four, either first, where
         # one that fits goes first.
-        pairs = ("2" in fitting_ranks or "4" in fitting_ranks) and self._pairs(held)
+        pairs = ("2" in ranks or "4" in ranks) and self._pairs(hand)
         if pairs:
-            fitting_ranks += "24"
-        most = max(map(held.count, fitting_ranks))
-        if most == 1 and not pairs:
-            # Several cards fit, each alone of its rank in the hand: each rank's plays
-            # are its card's alone, the ranks in hand order.
-            return list(
-                concatenated(map(alone.__getitem__, sorted(fit, key=HAND_ORDER.__getitem__)))
-            ), 1
-        # The hand's names sorted, written together, put each rank's cards side by side in
-        # hand order (of one rank, the order of their names): a rank's cards are the
-        # letters from where its letter first comes to two past where it last comes. Each
-        # rank's cards, so written, are looked up by how its cards fit now (``GroupPlays``):
-        # the place of their first card in hand order, and their plays; the ranks go in
-        # that order (no two ranks' first cards share a place).
-        names = "".join(sorted(hand))
-        groups = alone.groups
-        placed = [
-            groups[rank][names[names.find(rank) : names.rfind(rank) + 2]]
-            for rank in set(fitting_ranks)
-        ]
-        placed.sort()
-        plays = list(concatenated(map(_SECOND, placed)))
-        if pairs:
-            # A two and a four of the hand, each way round where the first fits.
-            plays += alone.pairs[
-                names[names.find("2") : names.rfind("2") + 2]
-                + names[names.find("4") : names.rfind("4") + 2]
-            ]
-            most = max(most, 2)
-        return plays, most
+            ranks += "24"
+        return grouped_plays(alone, hand, ranks, pairs)
 
-    def _pairs(self, held: str) -> bool:
-        """Whether a two and a four in the hand (``held``, its cards written together) may
-        go down together now, where one of them fits."""
+    def _pairs(self, hand: list[str]) -> bool:
+        """Whether a two and a four of ``hand`` may go down together now, where one of them fits."""
         return (
             self.chains
             and (self.chain > 0 or self.drawn is None)  # a drawn card goes down with its rank
-            and "2" in held
-            and "4" in held
+            and any(card[0] == "2" for card in hand)
+            and any(card[0] == "4" for card in hand)
         )
 
     def _plays_alone(self) -> PlaysAlone:
         """Each card's plays laid alone now, none where it does not fit: for each situation, once."""
         if self.chain:
-            situation: tuple[str | None, ...] = _CHAIN_SITUATION
+            situation: tuple[str | None, ...] = ("chain",)
         elif self.drawn is not None:
             situation = ("drawn", self.drawn)
         else:
             situation = ("top", self.pile[-1], self.called_suit)
-        table = _PLAYS_ALONE.get(situation)
-        if table is None:
-            table = _PLAYS_ALONE[situation] = PlaysAlone(*self._fitting_cards())
-        return table
+        if situation not in _PLAYS_ALONE:
+            _PLAYS_ALONE[situation] = PlaysAlone(self._fitting_cards())
+        return _PLAYS_ALONE[situation]
 
-    def _fitting_cards(self) -> tuple[frozenset[str], dict[str, str]]:
-        """The pack's cards that fit now (``fits``), from the ranks' and suits' sets (no
-        call a card), and how each rank's cards fit (``GroupPlays``): ``"*"`` all, ``"-"``
-        none, a suit's letter those of that suit, a card's name that card."""
+    def _fitting_cards(self) -> frozenset[str]:
+        """The pack's cards that may be laid first now."""
         if self.chain:
-            return _CHAIN_ANSWERS, {rank: "*" if rank in CHAIN_VALUES else "-" for rank in RANKS}
-        drawn = self.drawn
-        if drawn is not None:
-            return frozenset((drawn,)), {rank: drawn if rank == drawn[0] else "-" for rank in RANKS}
+            return _CHAIN_ANSWERS  # any two or four answers a chain
+        if self.drawn is not None:
+            return frozenset((self.drawn,))
         top = self.pile[-1]
         top_rank, top_suit = top[0], top[1]
-        called = self.called_suit
-        if called is not None:
-            fitting = _OF_RANK[EIGHT] | _OF_SUIT[called]
-            return fitting, {rank: "*" if rank == EIGHT else called for rank in RANKS}
+        if self.called_suit is not None:
+            return _OF_RANK[EIGHT] | _OF_SUIT[self.called_suit]
         if top_rank == EIGHT:  # a starter eight, no suit named: anything
-            return frozenset(STANDARD_PACK), dict.fromkeys(RANKS, "*")
-        fitting = _OF_RANK[EIGHT] | _OF_SUIT[top_suit] | _OF_RANK[top_rank]
-        return fitting, {rank: "*" if rank in (EIGHT, top_rank) else top_suit for rank in RANKS}
+            return frozenset(STANDARD_PACK)
+        return _OF_RANK[EIGHT] | _OF_SUIT[top_suit] | _OF_RANK[top_rank]
 
     # -- the contract --------------------------------------------------------
 
-    def _find_legal(self, seat: int) -> list[Action]:
+    def legal_actions(self, seat: int) -> list[Action]:
         if self.result is not None:
             return []
-        if self.catchable is None:  # no call out of turn: the usual case
-            return self._turn_actions(seat) if seat == self.turn else []
-        calls: list[Action] = (
-            [LAST_CARD_ACTION] if seat == self.catchable else [seat_call("catch", self.catchable)]
-        )
+        calls: list[Action] = []
+        if self.catchable == seat:
+            calls = [LAST_CARD_ACTION]
+        elif self.catchable is not None:
+            calls = [listed({"type": "catch", "seat": self.catchable})]
         if seat != self.turn:
             return calls
         return self._turn_actions(seat) + calls
 
     def _turn_actions(self, seat: int) -> list[Action]:
         if self.swaps:
-            return [seat_call("swap", other) for other in range(self.seats) if other != seat]
-        # ``_hand_plays`` and ``_plays_alone``, written out: a bench or a bot asks for the
-        # legal actions before every action, and most hands end here.
-        chain = self.chain
-        if chain:
-            situation: tuple[str | None, ...] = _CHAIN_SITUATION
-        elif self.drawn is not None:
-            situation = ("drawn", self.drawn)
-        else:
-            situation = ("top", self.pile[-1], self.called_suit)
-        alone = _PLAYS_ALONE.get(situation)
-        if alone is None:
-            alone = self._plays_alone()
-        hand = self.hands[seat]
-        fit = alone.fitting.intersection(hand)
-        if not fit:  # nothing fits: draw (the chain, or until a card fits), else pass
-            if chain or self.stock or len(self.pile) > 1:  # ``can_draw``
-                return [DRAW_ACTION]
-            return [PASS_ACTION]
-        held = "".join(hand)
-        if len(fit) == 1:
-            (card,) = fit
-            rank = card[0]
-            if held.count(rank) == 1 and not (rank in CHAIN_VALUES and self._pairs(held)):
-                # The usual hand: one card fits, alone of its rank; each play lays it alone,
-                # so with two cards in hand each is listed again, announcing the last card.
-                lone: Sequence[Action] = alone[card]
-                if len(hand) == 2:
-                    lone = [each for play in lone for each in (play, announcing(play))]
-                return [*lone, DRAW_ACTION] if chain else list(lone)
-        plays, most = self._more_plays(alone, hand, held, fit)
-        leaves_one = len(hand) - 1  # the cards a play that leaves one lays
-        # Whether any play leaves one card, asked in C (``map``) before any step in Python.
-        if 0 < leaves_one <= most and leaves_one in map(len, map(_LAID, plays)):
+            return [
+                listed({"type": "swap", "seat": other})
+                for other in range(self.seats)
+                if other != seat
+            ]
+        plays, most = self._hand_plays(seat)
+        if not plays:  # nothing fits: draw (the chain, or until a card fits), else pass
+            return [DRAW_ACTION] if self.chain or self.can_draw() else [PASS_ACTION]
+        leaves_one = len(self.hands[seat]) - 1  # the cards a play that leaves one lays
+        if 0 < leaves_one <= most:
+            # A play that leaves one card is listed again, announcing the last card.
             plays = [
                 each
                 for play in plays
                 for each in (
-                    # Listed again, announcing the last card.
                     (play, announcing(play)) if len(play["cards"]) == leaves_one else (play,)
                 )
             ]
-        if chain:
+        if self.chain:
             plays.append(DRAW_ACTION)
         return plays
 
@@ -499,9 +395,9 @@ class DodoState(EightsState):
             return self._no_match(cards[0])
         return Refusal("order_laid")
 
-    def _apply(self, seat: int, action: Action, chance: Chance) -> list[Event]:
+    def _act(self, seat: int, action: Action, chance: Chance) -> list[Event]:
         kind = action["type"]
-        if kind == "play":  # most actions: tested first, then draws
+        if kind == "play":
             events = self._lay(seat, action, chance)
         elif kind == "draw":
             if self.chain:
@@ -533,14 +429,8 @@ class DodoState(EightsState):
             hand.remove(card)
         self.pile += cards
         last = cards[-1]
-        # The play event (``_play_event``, written out: this is most actions).
-        public: dict[str, Any] = {"type": "play", "seat": seat, "cards": list(cards)}
-        called = self.called_suit = action["suit"] if last[0] == EIGHT else None
-        if called is not None:
-            public["suit"] = called
+        self.called_suit = action["suit"] if last[0] == EIGHT else None
         announce = "announce" in action  # listed only as true
-        if announce:
-            public["announce"] = True
         self.drawn = None
         self.passes = 0
         if self.skipped:
@@ -554,29 +444,15 @@ class DodoState(EightsState):
                 self.announced.append(seat)
             else:
                 self.catchable = seat
-        events = [new_event(public, {})]
+        events = [self._play_event(seat, {"cards": list(cards)}, announce)]
         if not hand:
             return events + self._hand_over(seat, chance)
         rank = last[0]
-        if rank not in _ACTING_RANKS:  # most cards: the turn passes on
-            if self.turns_lost:
-                self.turn = self._turn_after(seat, events)
-            else:  # ``_turn_after`` with no turn owed to an ace, written out
-                self.turn = (seat + self.direction) % self.seats
-                self.ace_layer = None
-        elif rank in CHAIN_VALUES:
-            # Each card's value, by its rank (a card is two letters), added up in C.
-            self.chain += sum(map(CHAIN_VALUES.__getitem__, "".join(cards)[::2]))
-            self.turn = after = (seat + self.direction) % self.seats  # ``next_seat``
+        if rank in CHAIN_VALUES:
+            self.chain += sum(CHAIN_VALUES[card[0]] for card in cards)
+            self.turn = after = self.next_seat(seat)
             if self.chains:
                 events.append(Event({"type": "chain", "seat": after, "total": self.chain}))
-                held = "".join(self.hands[after])
-                if self.stock and self.catchable is None and "2" not in held and "4" not in held:
-                    # The legal actions of the position this leaves (``_find_legal``'s), known:
-                    # the next seat holds no two or four to answer with, so it draws the
-                    # chain, and no call out of turn may be made. (``_round_in_circles``
-                    # notes no position while the stock holds cards.)
-                    self._legal_by_seat[after] = [DRAW_ACTION]
             else:
                 events.extend(self._take_chain(self.turn, chance))
         elif (rank == "A" or (rank == "J" and self.jacks_skip)) and not self.aces_cost_turns:
@@ -592,7 +468,7 @@ class DodoState(EightsState):
                 events.append(Event({"type": "reverse", "seat": seat, "direction": self.direction}))
             self.turn = self._turn_after(seat, events)
         elif rank == "Q" and not BLACK_QUEENS.isdisjoint(cards):
-            self.swaps = sum(map(BLACK_QUEENS.__contains__, cards))  # the seat chooses next
+            self.swaps = sum(card in BLACK_QUEENS for card in cards)  # the seat chooses next
         else:
             self.turn = self._turn_after(seat, events)
         return events
@@ -606,7 +482,7 @@ class DodoState(EightsState):
         """
         if self.aces_cost_turns and self.skipped:
             self.skipped = []  # the seats passed over as the turn last moved on
-        turn = (seat + self.direction) % self.seats  # ``next_seat``
+        turn = self.next_seat(seat)
         while self.turns_lost and turn != self.ace_layer:
             self.turns_lost -= 1
             self.skipped.append(turn)
@@ -641,10 +517,9 @@ class DodoState(EightsState):
         return [
             Event(
                 {"type": "swap", "seat": seat, "with": other},
-                # ``sort_hand``, by looking up each card's place: no call into Python a card.
                 private={
-                    seat: {"received": sorted(taken, key=HAND_ORDER.__getitem__)},
-                    other: {"received": sorted(given, key=HAND_ORDER.__getitem__)},
+                    seat: {"received": sort_hand(taken)},
+                    other: {"received": sort_hand(given)},
                 },
             ),
             *events,
@@ -652,32 +527,11 @@ class DodoState(EightsState):
 
     def _draw_until_fit(self, seat: int, chance: Chance) -> list[Event]:
         events: list[Event] = []
-        hand = self.hands[seat]
-        alone = self._plays_alone()  # whether each card drawn fits (``plays``), looked up
-        while True:
-            # ``_take_card``, written out while the stock holds cards: a draw may take many.
-            stock = self.stock
-            if stock:
-                card = stock.pop()
-                hand.append(card)
-                events.append(new_event({"type": "draw", "seat": seat}, {seat: {"card": card}}))
-            elif len(self.pile) > 1:  # ``can_draw``: the pile is reshuffled into a stock
-                card, drawn = self._take_card(seat, chance)
-                events.extend(drawn)
-            else:
-                break
-            if alone[card]:
+        while self.can_draw():
+            card, drawn = self._take_card(seat, chance)
+            events += drawn
+            if self.fits(card):
                 self.drawn = card
-                if (
-                    self.stock  # no position noted (``_round_in_circles``): the deal goes on
-                    and self.catchable is None
-                    and len(hand) > 2
-                    and "".join(hand).count(card[0]) == 1
-                ):
-                    # The legal actions of the position this leaves (``_find_legal``'s), known:
-                    # the card drawn, alone of its rank in a hand that keeps two cards or
-                    # more, goes down alone, and no call out of turn may be made.
-                    self._legal_by_seat[seat] = list(_LONE_PLAYS[card])
                 return events
         # Everything drawn and nothing fits: the turn passes, as a pass would.
         return events + self._pass(seat, chance)
@@ -863,15 +717,14 @@ def grouped_plays(
     alone: PlaysAlone, hand: list[str], ranks: str, pairs: bool
 ) -> tuple[list[Action], int]:
     """The plays of ``hand``'s cards of ``ranks`` (the ranks with a card that fits, and with
-    ``pairs`` a two's and a four's), and the most cards one lays: ``_hand_plays``, the plain way."""
+    ``pairs`` a two's and a four's), and the most cards one lays: ``DodoState._hand_plays``."""
     # Each rank's cards, in hand order: of one rank, that is the order of their
     # suits, C D H S, which is the order of the cards' names.
     groups = [
-        tuple(sorted(filter(_OF_RANK[rank].__contains__, hand))) for rank in dict.fromkeys(ranks)
+        tuple(sorted(card for card in hand if card[0] == rank)) for rank in dict.fromkeys(ranks)
     ]
-    if len(groups) > 1:
-        groups.sort(key=_first_in_hand)
-    plays = list(concatenated(map(alone.together.__getitem__, groups)))
+    groups.sort(key=_first_in_hand)
+    plays = [play for group in groups for play in alone.together[group]]
     most = max(map(len, groups))
     if pairs:
         twos, fours = (group for group in groups if group[0][0] in CHAIN_VALUES)
@@ -879,23 +732,12 @@ def grouped_plays(
             twos, fours = fours, twos
         for two, four in product(dict.fromkeys(twos), dict.fromkeys(fours)):
             plays.extend(
-                _pair_play(first, last)
+                listed({"type": "play", "cards": [first, last]})
                 for first, last in ((two, four), (four, two))
                 if alone[first]
             )
         most = max(most, 2)
     return plays, most
-
-
-_PAIR_PLAYS: dict[tuple[str, str], Action] = {}
-
-
-def _pair_play(first: str, last: str) -> Action:
-    """``listed({"type": "play", "cards": [first, last]})``, a two and a four: looked up once made."""
-    play = _PAIR_PLAYS.get((first, last))
-    if play is None:
-        play = _PAIR_PLAYS[first, last] = listed({"type": "play", "cards": [first, last]})
-    return play
 
 
 class _LonePlays(dict[str, tuple[Action, ...]]):
@@ -907,28 +749,23 @@ class _LonePlays(dict[str, tuple[Action, ...]]):
 
 
 _LONE_PLAYS = _LonePlays()
-_NO_PLAYS: dict[str, tuple[Action, ...]] = dict.fromkeys(STANDARD_PACK, ())
 
 
 class PlaysAlone(dict[str, tuple[Action, ...]]):
     """Each card's plays laid alone in one situation (``DodoState._plays_alone``): every card of the pack.
 
-    None where the card does not fit (``rank_plays((card,), (False,))``); where it
-    fits, its plays alone, the same in every situation (``_LONE_PLAYS``). ``fitting``
-    is the pack's cards that fit (``DodoState._fitting_cards``); the table is made
-    whole from it at once. ``together`` holds the plays of several cards of one rank in this
-    situation, by the cards (``grouped_plays``, the plain way); ``groups`` (by rank) and
-    ``pairs``, the tables of the quick way, shared with every situation where those
-    ranks' cards fit alike.
+    None where the card does not fit; where it fits, its plays alone, the same in
+    every situation (``_LONE_PLAYS``). ``fitting`` is the pack's cards that fit
+    (``DodoState._fitting_cards``). ``together`` holds the plays of several cards
+    of one rank in this situation, by the cards (``grouped_plays``).
     """
 
-    def __init__(self, fitting: frozenset[str], fit_by_rank: dict[str, str]) -> None:
-        super().__init__(_NO_PLAYS)
-        self.update(zip(fitting, map(_LONE_PLAYS.__getitem__, fitting), strict=True))
+    def __init__(self, fitting: frozenset[str]) -> None:
+        super().__init__(
+            {card: _LONE_PLAYS[card] if card in fitting else () for card in STANDARD_PACK}
+        )
         self.fitting = fitting
         self.together = PlaysTogether(self)
-        self.groups = {rank: _GROUP_PLAYS[fit] for rank, fit in fit_by_rank.items()}
-        self.pairs = _PAIR_PLAYS_BY_FIT[fit_by_rank["2"], fit_by_rank["4"]]
 
 
 class PlaysTogether(dict[tuple[str, ...], tuple[Action, ...]]):
@@ -946,86 +783,10 @@ class PlaysTogether(dict[tuple[str, ...], tuple[Action, ...]]):
         if len(cards) == 1:  # a card alone of its rank (a two or a four beside a pair)
             plays = self[cards] = self.alone[cards[0]]
             return plays
-        fit = tuple(map(self.alone.fitting.__contains__, cards))  # which fit, in C
+        fit = tuple(card in self.alone.fitting for card in cards)
         plays = self[cards] = rank_plays(cards, fit)
         return plays
 
-
-def _fitting_so(fit: str) -> frozenset[str]:
-    """The cards that fit where their ranks' cards fit as ``fit`` says (``DodoState._fitting_cards``)."""
-    if fit == "*":
-        return frozenset(STANDARD_PACK)
-    if fit == "-":
-        return frozenset()
-    return _OF_SUIT[fit] if len(fit) == 1 else frozenset((fit,))
-
-
-class _CardsIn(dict[str, tuple[str, ...]]):
-    """Cards written together (``"9C9H"``), one by one (``("9C", "9H")``): made once."""
-
-    def __missing__(self, names: str) -> tuple[str, ...]:
-        cards = self[names] = tuple(map("".join, zip(names[::2], names[1::2], strict=True)))
-        return cards
-
-
-_CARDS_IN = _CardsIn()
-
-
-class GroupPlays(dict[str, tuple[int, tuple[Action, ...]]]):
-    """Cards of one rank, by their names written together in hand order (``"9C9H"``),
-    where they fit as ``fit`` says (``DodoState._fitting_cards``): the place of the first
-    in hand order, and their plays (``rank_plays``). Shared by every situation."""
-
-    def __init__(self, fit: str) -> None:
-        super().__init__()
-        self.fitting = _fitting_so(fit)
-
-    def __missing__(self, names: str) -> tuple[int, tuple[Action, ...]]:
-        cards = _CARDS_IN[names]
-        fit = tuple(map(self.fitting.__contains__, cards))
-        placed = self[names] = (HAND_ORDER[cards[0]], rank_plays(cards, fit))
-        return placed
-
-
-class _GroupTables(dict[str, GroupPlays]):
-    def __missing__(self, fit: str) -> GroupPlays:
-        table = self[fit] = GroupPlays(fit)
-        return table
-
-
-_GROUP_PLAYS = _GroupTables()
-
-
-class PairPlays(dict[str, tuple[Action, ...]]):
-    """The plays of a two and a four together, by the hand's twos and fours written
-    together in hand order (``"2C2H4D"``), where twos and fours fit as ``fits`` says:
-    ``grouped_plays``' pairs. Shared by every situation."""
-
-    def __init__(self, fits: tuple[str, str]) -> None:
-        super().__init__()
-        self.fitting = _fitting_so(fits[0]) & _OF_RANK["2"] | _fitting_so(fits[1]) & _OF_RANK["4"]
-
-    def __missing__(self, names: str) -> tuple[Action, ...]:
-        cards = _CARDS_IN[names]
-        twos = [card for card in cards if card[0] == "2"]
-        fours = [card for card in cards if card[0] == "4"]
-        plays = self[names] = tuple(
-            _pair_play(first, last)
-            for two, four in product(dict.fromkeys(twos), dict.fromkeys(fours))
-            for first, last in ((two, four), (four, two))
-            if first in self.fitting
-        )
-        return plays
-
-
-class _PairTables(dict[tuple[str, str], PairPlays]):
-    def __missing__(self, fits: tuple[str, str]) -> PairPlays:
-        table = self[fits] = PairPlays(fits)
-        return table
-
-
-_PAIR_PLAYS_BY_FIT = _PairTables()
-_SECOND = itemgetter(1)
 
 # By situation: what fits is all that differs (a chain; a drawn card; a top card, a suit called).
 _PLAYS_ALONE: dict[tuple[str | None, ...], PlaysAlone] = {}
@@ -1055,7 +816,7 @@ def rank_plays(cards: tuple[str, ...], fit: tuple[bool, ...]) -> tuple[Action, .
         orders = _SHAPE_ORDERS.get((eights, places, fit))
         if orders is None:
             orders = _SHAPE_ORDERS[eights, places, fit] = shape_orders(eights, places, fit)
-        laid = [ListedCards(map(cards.__getitem__, order)) for order in orders]
+        laid = [ListedCards(cards[place] for place in order) for order in orders]
         # Each tuple from a list made first: quicker than from a generator, step by step.
         if eights:  # the suit named is what shows: each order once a suit, its cards shared
             plays = tuple(

@@ -1,5 +1,4 @@
-"""``bench/engine.py``'s measure of what a table's legal actions cost: the matches it
-plays with their legal actions handed back are the very matches it played."""
+"""``bench/engine.py`` measures the same seeded matches every run, and counts what they did."""
 
 from __future__ import annotations
 
@@ -15,38 +14,24 @@ def bench() -> ModuleType:
     return bench_scripts.load("engine")
 
 
-@pytest.mark.parametrize(("game", "seats"), [("crazy-eights", 4), ("dodo", 4), ("dodo", 8)])
-def test_handed_back_legal_actions_play_the_same_matches(
-    bench: ModuleType, game: str, seats: int
-) -> None:
-    played = bench.play(game, seats, 4)
-    events, given = bench.replay(game, seats, 4, keep=True)
-    handed = bench.play_given(game, seats, given)
-    assert events > played.actions > 0
-    assert [len(lists) for lists in given] == [
-        bench.playout(game, seats, number)[1] for number in range(4)
-    ]
-    assert (handed.actions, handed.hands, handed.widest) == (
-        played.actions,
-        played.hands,
-        played.widest,
+@pytest.mark.parametrize(("game", "seats"), [("crazy-eights", 4), ("dodo", 4), ("dos", 2)])
+def test_it_plays_the_same_matches_every_run(bench: ModuleType, game: str, seats: int) -> None:
+    first, second = bench.play(game, seats, 3), bench.play(game, seats, 3)
+    assert (first.games, first.hands, first.actions, first.widest) == (
+        second.games,
+        second.hands,
+        second.actions,
+        second.widest,
     )
+    assert first.actions == sum(bench.playout(game, seats, number)[1] for number in range(3))
 
 
-def test_legal_actions_handed_back_wrong_are_seen(bench: ModuleType) -> None:
-    _, given = bench.replay("dodo", 4, 2, keep=True)
-    # The second match's lists handed to the first: its choices go otherwise.
-    with pytest.raises(AssertionError, match="went otherwise"):
-        bench.play_given("dodo", 4, [given[1], given[0]])
+def test_it_counts_the_events_of_the_matches_it_played(bench: ModuleType) -> None:
+    played = bench.play("crazy-eights", 4, 2)
+    # Every action makes an event, a deal makes two and a draw from an empty stock two.
+    assert bench.count_events("crazy-eights", 4, 2) > played.actions > 0
 
 
-def test_replay_keeps_no_lists_unless_asked(bench: ModuleType) -> None:
-    events, given = bench.replay("crazy-eights", 4, 2)
-    assert events > 0
-    assert given == []
-
-
-def test_legal_actions_handed_back_too_many_are_seen(bench: ModuleType) -> None:
-    _, given = bench.replay("crazy-eights", 4, 1, keep=True)
-    with pytest.raises(AssertionError, match="went otherwise"):
-        bench.play_given("crazy-eights", 4, [[*given[0], *given[0]]])
+def test_it_benches_each_game_at_its_tables(bench: ModuleType) -> None:
+    assert bench.tables("dodo", None) == [("dodo", 4), ("dodo", 8)]
+    assert bench.tables("crazy-eights", 3) == [("crazy-eights", 3)]
