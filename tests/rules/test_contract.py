@@ -338,10 +338,13 @@ def check_refusals(
     idle = [seat for seat, actions in legal.items() if not actions]
     if idle:
         seat = rng.choice(idle)
-        others = [a for s, acts in legal.items() for a in acts if s != seat]
-        refuse(
-            ruleset, state, seat, rng.choice(others) if others else {"type": "pass"}, data, chance
-        )
+        # Another seat's action, or any: not its turn (or the match is over).
+        others = [
+            a for s, acts in legal.items() for a in acts if s != seat and not state.is_call(a)
+        ]
+        action = rng.choice(others) if others else {"type": "pass"}
+        refused = refuse(ruleset, state, seat, action, data, chance)
+        assert isinstance(refused, GameOver if state.is_over else NotYourTurn), refused
         if not state.is_over:
             with pytest.raises(NotYourTurn):
                 state.forfeit(seat, "timeout")
@@ -376,7 +379,7 @@ def refuse(
     action: Any,
     data: dict[str, Any],
     chance: SeededChance,
-) -> None:
+) -> IllegalAction:
     with pytest.raises(IllegalAction) as refused:
         state.apply(seat, action, chance)
     assert state.to_json() == data, ("a refused action changed the state", seat, action)
@@ -393,6 +396,7 @@ def refuse(
         for how in forms(ruleset):
             text = text.replace(how, "how it is written")
         assert_sentence(text)
+    return refused.value
 
 
 def check_trials(
