@@ -1,18 +1,23 @@
-"""Crazy Eights played at random: the contract and the rulebook hold in every state.
+"""Crazy Eights played at random: the rulebook holds in every state.
 
-Many whole matches at two, three and four seats, each from a random 32-byte
+What every game owes (``to_act``, legal actions that apply, refusals, saving
+and loading, views that hide the other hands, words, results and replays) is
+``test_contract.py``'s, for every version. Here, what is Crazy Eights' own:
+many whole matches at two, three and four seats, each from a random 32-byte
 seed through :class:`SeededChance`, with a seeded choice among the legal
-actions. After every action the pack is whole, the seats owing an action are
-exactly the seats with legal actions, every legal action applies, the state
-survives JSON, nobody's view shows a card it should not, and a referee who
-knows only the rulebook agrees with the engine's legal actions, deals, draws,
-scores and result. Replays of the same seed and actions are identical.
+actions. After every action the pack is whole, one seat at most is to act,
+nobody stays stuck, the views show exactly the table (a seat's own hand and
+the top of the pile) and the events only the cards played, turned or drawn
+(the card drawn to the drawer alone), and a referee who knows only the
+rulebook agrees with the engine's legal actions, deals, draws, scores and
+result. A forfeit places the others by the highest totals.
 
 Crazy 8 (``crazy-8``) is played the same way, its preset and random
 combinations of its house rules, at two seats and, with ``more_players``, at
-three to seven (two packs from six): the pack stays whole, the seat owing an
-action is exactly the seat with legal actions, the state survives JSON, every
-match ends, and a replay gives the same state and events.
+three to seven (two packs from six): the pack stays whole, a call out of turn
+(``last_card``'s catch and announcement) is listed exactly while a seat may be
+caught and moves no turn, ``direction`` is saved only where play may turn
+round, the deal passes to the left and one seat at most scores a hand.
 """
 
 from __future__ import annotations
@@ -28,18 +33,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.rules.base import STANDARD_PACK, Event, GameOver, NotYourTurn
+from games.rules.base import STANDARD_PACK, Event
 from games.rules.chance import SEED_BYTES, SeededChance
 from games.rules.crazy_8 import Crazy8
 from games.rules.crazy_eights import CrazyEights, EightsState
-from games.rules.replay import Act, replay, replay_state
+from games.rules.replay import Act, replay_state
 
 RULES = CrazyEights()
 PACK = Counter(STANDARD_PACK)
 # A match of random play takes a few hundred actions; this bound is generous.
 MAX_ACTIONS = 20_000
-# For actions that must be refused before chance is ever asked.
-NO_CHANCE = SeededChance(bytes(SEED_BYTES))
 
 seeds = st.binary(min_size=SEED_BYTES, max_size=SEED_BYTES)
 seat_counts = st.sampled_from([2, 3, 4])
@@ -61,26 +64,12 @@ class Match:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
-def roundtrip(state: EightsState) -> EightsState:
-    return RULES.load(json.loads(json.dumps(state.to_json())))
-
-
 CARD = re.compile(r'"([A2-9TJQK][CDHS])"')
 
 
 def cards_in(value: Any) -> set[str]:
     """Every card named anywhere in a JSON-able value, keys included."""
     return set(CARD.findall(json.dumps(value)))
-
-
-def replayed(
-    ruleset: Any, seats: int, options: dict[str, Any], seed: bytes, moves: list[Any]
-) -> tuple[Any, list[dict[str, Any]]]:
-    """The engine's replay of ``moves`` from ``seed``: the state at the end and every event."""
-    events: list[dict[str, Any]] = []
-    for step in replay(ruleset, seats, options, seed, [Act(seat, a) for seat, a in moves]):
-        events.extend(record(step.events))
-    return step.state, events
 
 
 def record(events: list[Event]) -> list[dict[str, Any]]:
@@ -120,7 +109,6 @@ def play_match(
         legal = state.legal_actions(seat)
         if check:
             referee.check_turn(state, seat, legal)
-            check_every_legal_action_applies(state, seat, legal, seed)
             before = state.to_json()
         action = choose(legal, chooser, policy)
         events = state.apply(seat, action, chance)
@@ -283,19 +271,8 @@ def check_state(state: EightsState, events: list[Event]) -> None:
     everywhere.update(state.pile)
     assert everywhere == PACK
 
-    # The seats owing an action are exactly the seats that have one.
-    for seat in range(state.seats):
-        legal = state.legal_actions(seat)
-        assert bool(legal) == (seat in state.to_act), (seat, state.to_act, legal)
-    assert state.is_over == (state.to_act == ())
+    # One seat at a time.
     assert len(state.to_act) <= 1
-
-    # Everybody else is refused: not their turn, or the game is over.
-    refusal = GameOver if state.is_over else NotYourTurn
-    for seat in range(state.seats):
-        if seat not in state.to_act:
-            with pytest.raises(refusal):
-                state.apply(seat, {"type": "draw"}, NO_CHANCE)
 
     # Nobody stays stuck: somebody always holds an eight.
     assert state.passes < state.seats
@@ -305,16 +282,6 @@ def check_state(state: EightsState, events: list[Event]) -> None:
         if event.public["type"] == "hand_dealt":
             assert event.public["starter"][0] != "8"
             assert state.pile == [event.public["starter"]]
-
-    # The state survives JSON unchanged.
-    data = state.to_json()
-    assert json.loads(json.dumps(data)) == data
-    loaded = RULES.load(data)
-    assert loaded.to_json() == data
-    assert loaded.view(None) == state.view(None)
-    for seat in range(state.seats):
-        assert loaded.view(seat) == state.view(seat)
-        assert loaded.legal_actions(seat) == state.legal_actions(seat)
 
     # A view shows its own seat's cards and the top of the pile, nothing else.
     top = {state.pile[-1]}
@@ -334,20 +301,12 @@ def check_state(state: EightsState, events: list[Event]) -> None:
             assert set(event.private) == {event.public["seat"]}
 
 
-def check_every_legal_action_applies(
-    state: EightsState, seat: int, legal: list[dict[str, Any]], seed: bytes
-) -> None:
-    for action in legal:
-        trial = roundtrip(state)
-        trial.apply(seat, json.loads(json.dumps(action)), SeededChance(seed))
-
-
 policies = st.sampled_from(POLICIES)
 
 
-@settings(PROPERTIES, max_examples=25)  # every action also tries every alternative
+@PROPERTIES
 @given(seats=seat_counts, seed=seeds, choice_seed=choices, policy=policies)
-def test_the_contract_and_the_rulebook_hold_after_every_action_of_a_random_match(
+def test_the_rulebook_holds_after_every_action_of_a_random_match(
     seats: int, seed: bytes, choice_seed: int, policy: str
 ) -> None:
     match = play_match(seats, seed, choice_seed, policy=policy)
@@ -356,35 +315,11 @@ def test_the_contract_and_the_rulebook_hold_after_every_action_of_a_random_match
     assert max(match.state.totals) >= 50 * seats
 
 
-@PROPERTIES
-@given(seats=seat_counts, seed=seeds, choice_seed=choices, policy=policies)
-def test_replaying_the_same_seed_and_actions_reproduces_the_same_match(
-    seats: int, seed: bytes, choice_seed: int, policy: str
-) -> None:
-    match = play_match(seats, seed, choice_seed, policy=policy, check=False)
-    state, events = replayed(RULES, seats, {}, seed, match.moves)
-    assert state.to_json() == match.state.to_json()
-    assert events == match.events
-
-
 def replay_until(seats: int, seed: bytes, match: Match, stop: int) -> EightsState:
     log = [Act(seat, action) for seat, action in match.moves[:stop]]
     state = replay_state(RULES, seats, {}, seed, log)
     assert isinstance(state, EightsState)
     return state
-
-
-@PROPERTIES
-@given(seats=seat_counts, seed=seeds, choice_seed=choices, stop=st.integers(0, 400))
-def test_a_match_loaded_mid_way_goes_on_exactly_as_the_original(
-    seats: int, seed: bytes, choice_seed: int, stop: int
-) -> None:
-    match = play_match(seats, seed, choice_seed, check=False)
-    stop = min(stop, len(match.moves))
-    state = roundtrip(replay_until(seats, seed, match, stop))
-    for seat, action in match.moves[stop:]:
-        state.apply(seat, action, SeededChance(seed))
-    assert state.to_json() == match.state.to_json()
 
 
 @PROPERTIES
@@ -396,7 +331,7 @@ def test_a_match_loaded_mid_way_goes_on_exactly_as_the_original(
     loser=st.integers(0, 3),
     reason=st.sampled_from(["resigned", "timeout"]),
 )
-def test_a_forfeit_at_any_moment_puts_that_seat_last_and_the_others_by_their_totals(
+def test_a_forfeit_at_any_moment_puts_that_seat_last_and_the_others_by_the_highest_totals(
     seats: int, seed: bytes, choice_seed: int, stop: int, loser: int, reason: str
 ) -> None:
     match = play_match(seats, seed, choice_seed, check=False)
@@ -409,7 +344,6 @@ def test_a_forfeit_at_any_moment_puts_that_seat_last_and_the_others_by_their_tot
     places = [1 + sum(t > totals[s] for t in others) for s in range(seats)]
     places[loser] = seats
     assert state.result == {"reason": reason, "seat": loser, "places": places, "totals": totals}
-    assert state.to_act == ()
     check_state(state, [])
 
 
@@ -454,8 +388,10 @@ def test_a_different_seed_deals_a_different_match() -> None:
 
 @pytest.mark.parametrize("seats", [2, 3, 4])
 @pytest.mark.parametrize("policy", POLICIES)
-def test_many_seeded_matches_all_end_with_one_place_per_seat(seats: int, policy: str) -> None:
-    """Seeded loops, for breadth: every match ends, and its places are competition ranks."""
+def test_many_seeded_matches_place_the_highest_total_first_and_one_seat_alone(
+    seats: int, policy: str
+) -> None:
+    """Seeded loops, for breadth: places by the highest total, one seat first."""
     for n in range(20):
         seed = bytes([seats, n]) * (SEED_BYTES // 2)
         state = play_match(seats, seed, n, policy=policy, check=False).state
@@ -536,11 +472,9 @@ def check_crazy_8_state(state: EightsState) -> None:
     assert everywhere == Counter(CRAZY_8.pack(state.seats, state.options))
     for seat in range(state.seats):
         legal = state.legal_actions(seat)
-        owed = [action for action in legal if action["type"] not in ("catch", "last_card")]
-        # Seats outside to_act may have only calls out of turn: last_card's catch, or
-        # the late announcement of the seat that may be caught.
-        assert bool(owed) == (seat in state.to_act)
-        assert len({json.dumps(action, sort_keys=True) for action in legal}) == len(legal)
+        # The calls out of turn are last_card's catch, and the late announcement of the seat
+        # that may be caught.
+        assert all(state.is_call(a) == (a["type"] in ("catch", "last_card")) for a in legal)
         catches = [action for action in legal if action["type"] == "catch"]
         if state.catchable is None:
             assert not catches
@@ -552,38 +486,21 @@ def check_crazy_8_state(state: EightsState) -> None:
             assert ({"type": "last_card"} in legal) == (seat == state.catchable)
         if not state.options.get("last_card"):
             assert all("announce" not in action for action in legal)
-    assert state.is_over == (state.to_act == ())
     assert len(state.to_act) <= 1
     data = state.to_json()
     assert ("direction" in data) == (state.seats > 2)
     assert state.direction in (1, -1)
-    loaded = CRAZY_8.load(json.loads(json.dumps(data)))
-    assert loaded.to_json() == data
     for seat in range(state.seats):
-        assert loaded.legal_actions(seat) == state.legal_actions(seat)
         assert cards_in(state.view(seat)) <= set(state.hands[seat]) | {state.pile[-1]}
 
 
 @settings(PROPERTIES, max_examples=12)  # voluntary draws make long matches
 @given(options=crazy_8_options, seed=seeds, choice_seed=choices)
-def test_crazy_8_with_any_house_rules_keeps_the_contract_ends_and_replays_the_same(
+def test_crazy_8_with_any_house_rules_keeps_its_pack_and_its_calls_and_ends_over_100(
     options: dict[str, Any], seed: bytes, choice_seed: int
 ) -> None:
     match = play_crazy_8(options, seed, choice_seed)
     assert match.state.result is not None and max(match.state.totals) >= 100
-    state, events = replayed(CRAZY_8, 2, options, seed, match.moves)
-    assert state.to_json() == match.state.to_json()
-    assert events == match.events
-
-
-def test_many_seeded_crazy_8_matches_of_the_preset_end_and_replay_the_same() -> None:
-    for n in range(20):
-        seed = bytes([8, n]) * (SEED_BYTES // 2)
-        match = play_crazy_8({}, seed, n, check=n < 5)
-        state = replay_state(CRAZY_8, 2, {}, seed, [Act(s, a) for s, a in match.moves])
-        assert state.to_json() == match.state.to_json()
-        assert match.state.result is not None
-        assert sorted(match.state.result["places"]) == [1, 2]
 
 
 @settings(PROPERTIES, max_examples=10)
@@ -593,14 +510,13 @@ def test_many_seeded_crazy_8_matches_of_the_preset_end_and_replay_the_same() -> 
     seed=seeds,
     choice_seed=choices,
 )
-def test_crazy_8_with_more_players_and_any_house_rules_keeps_the_contract_and_replays(
+def test_crazy_8_with_more_players_deals_in_turn_and_one_seat_scores_a_hand(
     options: dict[str, Any], seats: int, seed: bytes, choice_seed: int
 ) -> None:
     options = {**options, "more_players": True}
     match = play_crazy_8(options, seed, choice_seed, seats=seats)
     state = match.state
     assert state.result is not None and max(state.totals) >= 100
-    assert sorted(state.result["places"])[0] == 1 and len(state.result["places"]) == seats
     deals = [event for event in match.events if event["public"]["type"] == "hand_dealt"]
     assert [event["public"]["dealer"] for event in deals[1:]] == [
         (event["public"]["dealer"] + 1) % seats for event in deals[:-1]
@@ -609,6 +525,3 @@ def test_crazy_8_with_more_players_and_any_house_rules_keeps_the_contract_and_re
         if event["public"]["type"] == "hand_over":
             scores = event["public"]["scores"]
             assert sum(1 for score in scores if score) <= 1  # one seat scores, at most
-    replay_end, events = replayed(CRAZY_8, seats, options, seed, match.moves)
-    assert replay_end.to_json() == state.to_json()
-    assert events == match.events
