@@ -1,18 +1,22 @@
-"""DOS played at random: the contract and the rulebook hold in every state.
+"""DOS played at random: the rulebook holds in every state.
 
-Whole matches of DOS (``dos``) at 2, 4 and 10 seats, each from a 32-byte seed
-through :class:`SeededChance`, with a seeded random policy: the seat to act
-picks uniformly among its legal actions and, at random moments, a seat with a
-call out of turn (``dos``, ``catch``) makes it instead. After every action:
+What every game owes (``to_act`` and the calls out of turn, legal actions
+that apply, refusals, saving and loading, views that hide the other hands,
+words, results and replays) is ``test_contract.py``'s, for every version.
+Here, what is DOS's own: whole matches of DOS (``dos``) at 2, 4 and 10 seats,
+each from a 32-byte seed through :class:`SeededChance`, with a seeded random
+policy: the seat to act picks uniformly among its legal actions and, at
+random moments, a seat with a call out of turn (``dos``, ``catch``) makes it
+instead. After every action:
 
-* the contract: each of the 108 cards is in exactly one place (a hand, the
+* the table: each of the 108 cards is in exactly one place (a hand, the
   deck, the discard pile, the centre row, or a match of the turn in
-  progress); ``to_act`` is the seat whose turn it is, every other seat has
-  nothing but calls out of turn, no action is listed twice and one of them,
-  chosen at random, applies to a copy; the state survives JSON
-  (``to_json``, ``Ruleset.load``: the same state, views and legal actions);
-  no view holds another hand or the deck, and a card drawn is in the private
-  part of its event for the drawer alone;
+  progress); the centre row holds two cards at least; ``to_act`` is the seat
+  whose turn it is, and the calls out of turn are ``dos`` and ``catch``; the
+  public view holds its keys and shows the centre row, the matches of the
+  turn and the top of the discard pile, no other card; a seat's view adds its
+  own hand; a card drawn is in the private part of its event for the drawer
+  alone;
 * the rulebook, by a referee that follows the match from the events alone
   (the chance outcomes give it the cards dealt and reshuffled, the private
   parts the cards drawn): every card moved where the event says, each
@@ -20,12 +24,12 @@ call out of turn (``dos``, ``catch``) makes it instead. After every action:
   the discard in order, the top-up from the top of the deck, the reshuffle of
   the discard pile bottom first, the scores recomputed from the hands left,
   the totals, the end of the match at the target and the places;
-* forfeits, on copies: a timeout of the seat to act (and of no other seat)
-  and a resignation of anybody end the match with that seat last.
+* forfeits, on copies: a timeout of the seat to act and a resignation of
+  anybody end the match with that seat last and the others by the highest
+  totals.
 
-Replaying the seed and the actions (``games/rules/replay.py``) gives the same
-state and events, chance events included. Every match ends within a bound;
-the widest list of legal actions and the longest match are measured.
+Every match ends within a bound; the widest list of legal actions and the
+longest match are measured.
 """
 
 from __future__ import annotations
@@ -40,10 +44,9 @@ from typing import Any
 
 import pytest
 
-from games.rules.base import Event, GameOver, NotYourTurn
+from games.rules.base import Event
 from games.rules.chance import SEED_BYTES, SeededChance
 from games.rules.dos import PACK, Dos, DosState
-from games.rules.replay import Act, replay
 
 RULES = Dos()
 ALL_CARDS = Counter(PACK)
@@ -271,7 +274,7 @@ def next_turn(referee: Referee, state: DosState) -> None:
         referee.turn = state.turn
 
 
-# -- the contract -------------------------------------------------------------------
+# -- the table ----------------------------------------------------------------------
 
 
 def every_place(state: DosState) -> Counter[str]:
@@ -284,41 +287,14 @@ def every_place(state: DosState) -> Counter[str]:
     return places
 
 
-def check_contract(
-    state: DosState, events: list[Event], seed: bytes, prober: random.Random
-) -> None:
+def check_table(state: DosState, events: list[Event]) -> None:
     assert every_place(state) == ALL_CARDS
     assert state.is_over or len(state.centre) >= 2  # matched cards always refill it
 
-    if state.is_over:
-        assert state.to_act == ()
-    else:
-        assert state.to_act == (state.turn,)
+    assert state.is_over or state.to_act == (state.turn,)
     for seat in range(state.seats):
-        legal = state.legal_actions(seat)
-        assert len({json.dumps(a, sort_keys=True) for a in legal}) == len(legal)
-        if state.is_over:
-            assert legal == []
-        elif seat in state.to_act:
-            assert any(a["type"] not in CALLS for a in legal)
-        else:
-            assert all(a["type"] in CALLS for a in legal), (seat, legal)
-        if legal:
-            roundtrip(state).apply(
-                seat, json.loads(json.dumps(prober.choice(legal))), SeededChance(seed)
-            )
-        else:
-            with pytest.raises(GameOver if state.is_over else NotYourTurn):
-                state.apply(seat, {"type": "draw"}, SeededChance(seed))
-
-    data = state.to_json()
-    assert json.loads(json.dumps(data)) == data
-    loaded = roundtrip(state)
-    assert loaded.to_json() == data
-    for seat in (None, *range(state.seats)):
-        assert loaded.view(seat) == state.view(seat)
-        if seat is not None:
-            assert loaded.legal_actions(seat) == state.legal_actions(seat)
+        for action in state.legal_actions(seat):
+            assert state.is_call(action) == (action["type"] in CALLS), action
 
     # No view holds another hand or the deck: only what the table shows.
     public = state.view(None)
@@ -331,7 +307,6 @@ def check_contract(
     for seat in range(state.seats):
         view = state.view(seat)
         assert view["you"] == {"seat": seat, "hand": sorted(state.hands[seat], key=PACK.index)}
-        assert {k: v for k, v in view.items() if k != "you"} == public
 
     for event in events:
         kind = event.public["type"]
@@ -348,8 +323,6 @@ def check_forfeits(state: DosState, rng: random.Random) -> None:
     (late,) = state.to_act
     copy = roundtrip(state)
     others = [s for s in range(state.seats) if s != late]
-    with pytest.raises(NotYourTurn):
-        copy.forfeit(rng.choice(others), "timeout")
     copy.forfeit(late, "timeout")
     assert copy.result is not None and copy.result["places"][late] == state.seats
     totals = state.totals
@@ -359,8 +332,6 @@ def check_forfeits(state: DosState, rng: random.Random) -> None:
     copy = roundtrip(state)
     copy.forfeit(resigner, "resigned")
     assert copy.result is not None and copy.result["places"][resigner] == state.seats
-    with pytest.raises(GameOver):
-        copy.forfeit(late, "resigned")
 
 
 # -- playing ------------------------------------------------------------------------
@@ -390,7 +361,7 @@ def play_match(
 ) -> Match:
     chance = SeededChance(seed)
     chooser = random.Random(choice_seed)
-    prober = random.Random(choice_seed + 1)
+    prober = random.Random(choice_seed + 1)  # the forfeits, tried on copies
     call_rate = chooser.choice(CALL_RATES)
     state, events = RULES.new_game(seats, options, chance)
     assert isinstance(state, DosState)
@@ -399,7 +370,7 @@ def play_match(
     if checked:
         referee.follow(events)
         referee.check(state)
-        check_contract(state, events, seed, prober)
+        check_table(state, events)
     while not state.is_over:
         assert len(match.moves) < MAX_ACTIONS, "the match did not end"
         if checked:
@@ -414,18 +385,8 @@ def play_match(
             referee.follow(events)
             next_turn(referee, state)
             referee.check(state)
-            check_contract(state, events, seed, prober)
+            check_table(state, events)
     return match
-
-
-def check_replay(match: Match) -> None:
-    """The seed and the actions again: the same state and the same events, chance included."""
-    log = [Act(seat, action) for seat, action in match.moves]
-    replayed: list[dict[str, Any]] = []
-    for step in replay(RULES, match.seats, match.options, match.seed, log):
-        replayed += [e.to_json() for e in step.events]
-    assert step.state.to_json() == match.state.to_json()
-    assert replayed == match.events
 
 
 # -- the properties -----------------------------------------------------------------
@@ -435,23 +396,21 @@ def check_replay(match: Match) -> None:
     ("seats", "options", "n"),
     [(2, {}, 0), (2, {"target": 0}, 1), (4, {"target": 60}, 2), (10, {"target": 0}, 3)],
 )
-def test_random_matches_keep_the_contract_and_the_rulebook_after_every_action(
+def test_random_matches_keep_the_rulebook_after_every_action(
     seats: int, options: dict[str, Any], n: int
 ) -> None:
     match = play_match(seats, options, bytes([n, seats]) * (SEED_BYTES // 2), n)
     state = match.state
     assert state.result is not None and state.result["reason"] == "finished"
     assert max(state.totals) >= state.target
-    check_replay(match)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seats", [2, 4, 10])
 @pytest.mark.parametrize("n", range(4))
-def test_many_random_matches_to_200_keep_the_contract_and_the_rulebook(seats: int, n: int) -> None:
+def test_many_random_matches_to_200_keep_the_rulebook(seats: int, n: int) -> None:
     match = play_match(seats, {}, bytes([n + 10, seats]) * (SEED_BYTES // 2), n)
     assert match.state.is_over
-    check_replay(match)
 
 
 def test_random_matches_end_within_a_bound_and_their_legal_actions_stay_few() -> None:
