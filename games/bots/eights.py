@@ -1,19 +1,9 @@
-"""The bots of the Crazy Eights family (Crazy Eights, Crazy 8, Dodo): its policy and budgets.
+"""The bots of the Crazy Eights family (Crazy Eights, Crazy 8, Dodo): its reading and budgets.
 
-The family's knowledge is in its own modules: a seat's memory of the match
-(``games/bots/memory.py``), the rulebooks' advice as rules of thumb
-(``games/bots/thumb.py``) and the worlds a seat cannot tell from the real one
-(``games/bots/worlds.py``). :class:`EightsReading` reads a decision with them,
-and each game of the family has its policy (:class:`~games.bots.policy.Policy`)
-on it with a budget of its own: ``normal`` plays the rules of thumb's first
-choice; ``strong`` searches their best few
-(``games/bots/search.py``), each played out by the rules of thumb for every
-seat, and judges a deal by its scores from the seat's side (at three seats or
-more, by the match's standing after it).
-
-Out of turn, and whenever the seat to act may make one, a call is made
-(catching whoever may be caught, announcing one's own last card): a call is
-never searched.
+:class:`EightsReading` reads a decision with the family's memory
+(``memory.py``), rules of thumb (``thumb.py``) and worlds (``worlds.py``), and
+judges a deal by its scores from the seat's side (at three seats or more, by
+the match's standing after it). A call is made whenever one may be, never searched.
 """
 
 from __future__ import annotations

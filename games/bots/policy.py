@@ -1,11 +1,6 @@
-"""A game's bot: one shape for every game (:class:`Policy`).
-
-The levels are the same for every game (``games/bots/__init__.py``); what a
-game brings is its policy: how it reads a decision a seat owes (its memory,
-its rules of thumb, its worlds, how a deal is played out and judged: a
-:class:`~games.bots.search.Reading`), what a seat does out of turn (its
-calls), and the budget of its search. ``normal`` plays the reading's first
-choice, ``strong`` searches over the reading's worlds (``games/bots/search.py``).
+"""A game's bot, one shape for every game: how it reads a decision a seat owes
+(a :class:`~games.bots.search.Reading`), its calls out of turn, and the budget
+of its search. ``easy`` needs none (``games/bots/__init__.py``).
 """
 
 from __future__ import annotations
