@@ -110,9 +110,9 @@ def _lock(table_id: int, *, for_view: bool = False) -> Table:
     """The table's row, locked for this transaction.
 
     ``for_view`` also reads all that its view shows (:func:`selectors.table_for_view`),
-    in the same statement, so that a write answered with the view needs not read
-    the table again: what it shows changes only under this lock, so it is current
-    until the commit, and the write keeps it so in memory (:func:`_append`).
+    so that a write answered with the view needs not read the table again: what it
+    shows changes only under this lock, so it is current until the commit, and the
+    write keeps it so in memory (:func:`_record`).
     """
     if for_view:
         table = selectors.table_for_view(table_id, lock=True)
