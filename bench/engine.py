@@ -14,7 +14,7 @@ Each match is seeded (its seed is sha256 of its number) and the seat to act
 (``state.to_act[0]``) picks uniformly among its legal actions with a seeded
 generator, so every run plays the same matches. The figures include dealing,
 legality checks and applying actions: all the engine's work, none of
-Django's. The plays the engine makes once a process and shares (``plays_on``,
+Django's. The plays the engine makes once a process and shares (``PLAYS_ON``,
 Dodo's ``rank_plays``) are made during the first matches, as in a server.
 The events an action makes are counted in an untimed replay of the same matches.
 

@@ -791,20 +791,24 @@ class GameState(ABC):
 
     def check(self, seat: int, action: Any) -> None:
         """Raise unless ``action`` is, exactly, one of ``seat``'s legal actions now."""
-        if self.is_over:
+        if self.result is not None:
             raise GameOver("game_over")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
             raise IllegalAction("no_seat", seat=seat if type(seat) is int else brief(seat))
         legal = self.legal_actions(seat)
+        # Equal (``==``) to a listed action, and of the same JSON types: a true is no 1.
+        try:
+            listed = legal[legal.index(action)]
+        except ValueError:
+            pass
+        else:
+            if same_json(action, listed):
+                return
+        # Refused: why.
         if not isinstance(action, dict):
-            if not legal:
-                raise NotYourTurn("not_your_turn")
-            raise MalformedAction("not_an_object")
+            raise NotYourTurn("not_your_turn") if not legal else MalformedAction("not_an_object")
         if not legal and not self.is_call(action):
             raise NotYourTurn("not_your_turn")
-        # Equal (``==``) to a listed action, and of the same JSON types: a true is no 1.
-        if action in legal and same_json(action, legal[legal.index(action)]):
-            return
         # Refused: first for how it is written, so that explain_illegal may read its fields.
         raise IllegalAction.of(self.check_form(action) or self.explain_illegal(seat, action))
 
@@ -837,7 +841,7 @@ class GameState(ABC):
         owed an action (:class:`NotYourTurn` otherwise): a call out of turn is
         never owed, so nobody times out for not making one.
         """
-        if self.is_over:
+        if self.result is not None:
             raise GameOver("game_over")
         if reason not in FORFEIT_REASONS:
             raise ValueError(f"unknown forfeit reason {reason!r}")

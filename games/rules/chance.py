@@ -28,6 +28,7 @@ import hashlib
 import hmac
 import struct
 from collections.abc import Iterator, Sequence
+from itertools import count
 from typing import Protocol, TypeVar
 
 DERIVATION_VERSION = "fairdeal-derivation/1"
@@ -89,19 +90,13 @@ def _event_message(label: str, hand: int, seq: int) -> bytes:
 class Stream:
     """The unbounded byte stream of one event, consumed as 32-bit words."""
 
-    __slots__ = ("_block", "_key", "_words")
+    __slots__ = ("_words",)
 
     def __init__(self, key: bytes) -> None:
-        self._key = key
-        self._block = 0
-        self._words: Iterator[int] = iter(())  # the words of the block being read
+        self._words = _words(key)
 
     def word(self) -> int:
-        value = next(self._words, None)
-        if value is None:
-            self._words = iter(self._next_block())
-            value = next(self._words)
-        return value
+        return next(self._words)
 
     def uniform(self, n: int) -> int:
         """An integer in ``range(n)``, every value equally likely."""
@@ -121,10 +116,11 @@ class Stream:
             result[i], result[j] = result[j], result[i]
         return result
 
-    def _next_block(self) -> tuple[int, ...]:
-        block = _hmac(self._key, self._block.to_bytes(8, "big"))
-        self._block += 1
-        return _BLOCK.unpack(block)
+
+def _words(key: bytes) -> Iterator[int]:
+    """``HMAC-SHA256(key, u64(0)) || HMAC-SHA256(key, u64(1)) || ...``, as big-endian words."""
+    for block in count():
+        yield from _BLOCK.unpack(_hmac(key, block.to_bytes(8, "big")))
 
 
 class Chance(Protocol):

@@ -174,9 +174,7 @@ class Crazy8State(EightsState):
 
     # -- the contract --------------------------------------------------------
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.result is not None:
-            return []
+    def _find_legal(self, seat: int) -> list[Action]:
         # last_card: the catch, a call out of turn that any other seat may make.
         catch: list[Action] = []
         if self.catchable is not None and seat != self.catchable:

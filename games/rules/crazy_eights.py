@@ -190,52 +190,43 @@ PASS_ACTION: Action = listed({"type": "pass"})
 LAST_CARD_ACTION: Action = listed({"type": "last_card"})  # a late announcement (Crazy 8, Dodo)
 
 
-class _CardPlays(dict[str, tuple[Action, ...]]):
-    """Each card's plays, whatever it lands on: an eight's four (one per suit called), or one."""
-
-    def __missing__(self, card: str) -> tuple[Action, ...]:
-        if card[0] == EIGHT:
-            plays = tuple(listed({"type": "play", "card": card, "suit": suit}) for suit in SUITS)
-        else:
-            plays = (listed({"type": "play", "card": card}),)
-        self[card] = plays
-        return plays
+def card_plays(card: str) -> tuple[Action, ...]:
+    """A card's plays, whatever it lands on: an eight's four (one per suit called), or one."""
+    if card[0] == EIGHT:
+        return tuple(listed({"type": "play", "card": card, "suit": suit}) for suit in SUITS)
+    return (listed({"type": "play", "card": card}),)
 
 
-_CARD_PLAYS = _CardPlays()
+_CARD_PLAYS = {card: card_plays(card) for card in STANDARD_PACK}
 
 
 class PlaysOn(dict[str, tuple[Action, ...]]):
-    """Each card's plays on one top card and called suit (none where it does not play).
+    """Each card's plays on one top card and called suit: none where it does not play.
 
-    The test of :meth:`EightsState.plays`, made once a card for each top and
-    called suit (``plays_on``), so that listing the plays of a hand is a lookup a card.
+    The rule of what plays, applied once to every card for each top card and suit
+    called, so that a hand's plays, and whether a card plays, are looked up.
     """
 
     def __init__(self, top: str, called: str | None) -> None:
-        super().__init__()
-        self.suit = called or top[1]  # the suit to follow
-        self.rank = top[0] if called is None else None  # the rank that matches, if any
-        self.anything = top[0] == EIGHT and called is None  # a starter eight, no suit named
-
-    def __missing__(self, card: str) -> tuple[Action, ...]:
-        plays = (
-            _CARD_PLAYS[card]
-            if card[0] == EIGHT or card[1] == self.suit or card[0] == self.rank or self.anything
-            else ()
+        suit = called or top[1]  # the suit to follow
+        rank = top[0] if called is None else None  # the rank that matches, if any
+        anything = top[0] == EIGHT and called is None  # a starter eight, no suit named
+        super().__init__(
+            {
+                card: plays if card[0] in (EIGHT, rank) or card[1] == suit or anything else ()
+                for card, plays in _CARD_PLAYS.items()
+            }
         )
-        self[card] = plays
-        return plays
 
 
-_PLAYS_ON: dict[tuple[str, str | None], PlaysOn] = {}
+class _PlaysOnTables(dict[tuple[str, str | None], PlaysOn]):
+    def __missing__(self, situation: tuple[str, str | None]) -> PlaysOn:
+        table = self[situation] = PlaysOn(*situation)
+        return table
 
 
-def plays_on(top: str, called: str | None) -> PlaysOn:
-    """The plays of each card on ``top`` with ``called`` the suit called (None: no eight's)."""
-    if (top, called) not in _PLAYS_ON:
-        _PLAYS_ON[top, called] = PlaysOn(top, called)
-    return _PLAYS_ON[top, called]
+# Each top card's and suit called's ``PlaysOn``, made the first time it is needed.
+PLAYS_ON = _PlaysOnTables()
 
 
 # The family's events that name a seat, and how the simple ones read after it.
@@ -304,6 +295,9 @@ class EightsState(GameState):
         pack = ruleset.pack(seats, options)
         self.two_of_a_card = len(set(pack)) < len(pack)  # two packs: a hand may hold both
         self.blocks = ruleset.blocks
+        # Each seat's legal actions in this position, worked out once: emptied by every
+        # action (``_apply``) and every load (``restore``).
+        self._legal_by_seat: dict[int, list[Action]] = {}
         self._position_names: tuple[str, ...] | None = None  # see ``position``
 
     # -- dealing -------------------------------------------------------------
@@ -354,37 +348,45 @@ class EightsState(GameState):
     def to_act(self) -> tuple[int, ...]:
         return () if self.result is not None else (self.turn,)
 
+    def restore(self, data: Mapping[str, Any]) -> None:
+        super().restore(data)
+        self._legal_by_seat.clear()
+
     @property
     def suit_to_follow(self) -> str:
         return self.called_suit or self.pile[-1][1]
 
     def plays(self, card: str) -> bool:
-        if card[0] == EIGHT:
-            return True
-        if self.called_suit is not None:
-            return card[1] == self.called_suit
-        top = self.pile[-1]
-        # A starter eight left in place with no suit named takes anything.
-        return card[1] == top[1] or card[0] == top[0] or top[0] == EIGHT
+        """Whether ``card`` plays now (``PlaysOn``)."""
+        return bool(PLAYS_ON[self.pile[-1], self.called_suit][card])
 
     def can_draw(self) -> bool:
         return bool(self.stock) or len(self.pile) > 1
 
     def _play_actions(self, cards: list[str]) -> list[Action]:
-        """The plays of ``cards`` now, in hand order: each card's, looked up (``plays_on``).
+        """The plays of ``cards`` now, in hand order: each card's, looked up (``PlaysOn``).
 
         From two packs a hand may hold two of a card: its plays are listed once.
         """
-        plays = plays_on(self.pile[-1], self.called_suit)
+        plays = PLAYS_ON[self.pile[-1], self.called_suit]
         if self.two_of_a_card:
             cards = list(dict.fromkeys(cards))
         return [play for card in cards for play in plays[card]]
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """What ``seat`` may do now: each action is a shared :class:`ListedAction`."""
-        if self.result is not None or seat != self.turn:
+        """What ``seat`` may do now, worked out once a position (``_find_legal``).
+
+        Each action is a shared :class:`ListedAction`; the list is the caller's own.
+        """
+        if self.result is not None:
             return []
-        return self._turn_actions(seat)
+        if seat not in self._legal_by_seat:
+            self._legal_by_seat[seat] = self._find_legal(seat)
+        return list(self._legal_by_seat[seat])
+
+    def _find_legal(self, seat: int) -> list[Action]:
+        """What ``seat`` may do now, worked out (the match not over): its turn's actions."""
+        return self._turn_actions(seat) if seat == self.turn else []
 
     def _turn_actions(self, seat: int) -> list[Action]:
         """What the seat to act may do: play, else draw, else pass."""
@@ -435,6 +437,7 @@ class EightsState(GameState):
         # whether this action is one depends on the choices before it is applied.
         seen = self.seen
         choices = self.turn_choices(seat) if seen and self.forced_repeats_only else 1
+        self._legal_by_seat.clear()  # the position changes
         events = self._act(seat, action, chance)
         if seen and (choices != 1 or (self.forced_repeats_only and self.is_call(action))):
             seen.clear()

@@ -302,9 +302,7 @@ class DodoState(EightsState):
 
     # -- the contract --------------------------------------------------------
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.result is not None:
-            return []
+    def _find_legal(self, seat: int) -> list[Action]:
         calls: list[Action] = []
         if self.catchable == seat:
             calls = [LAST_CARD_ACTION]
