@@ -62,9 +62,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import games.bots
-from games.bots import LEVELS, Budget, choose, seen_from
-from games.rules import RULESETS, VERSIONS, InvalidOptions, Ruleset, find_ruleset
+from games.bots import LEVELS, Budget, Policy, Seen, choose, seen_from
+from games.catalogue import RULESETS, VERSIONS, find_game, find_ruleset
+from games.rules import InvalidOptions, Ruleset
 from games.rules.chance import SeededChance
 
 # The tables benched by default (game, seats), with the matches per pairing: fewer at more
@@ -98,6 +98,18 @@ class Played:
     faults: list[str] = field(default_factory=list)
 
 
+# The soak plays every game's bot on SOAK_BUDGET (set in its worker processes).
+budget_override: Budget | None = None
+
+
+def bot_of(seen: Seen) -> Policy | None:
+    """The bot the game of ``seen`` registers, on the soak's budget while soaking."""
+    bot = find_game(seen.ruleset.id).bot
+    if bot is not None and budget_override is not None:
+        return replace(bot, budget=budget_override)
+    return bot
+
+
 def play(
     ruleset: Ruleset, seats: int, options: dict[str, Any], levels: Sequence[str], seed: bytes
 ) -> tuple[list[int], dict[str, list[float]], list[str]]:
@@ -112,7 +124,7 @@ def play(
         seen = seen_from(state, seat, events)
         data = hashlib.sha256(seed + bytes([seat]) + actions.to_bytes(4, "big")).digest()
         start, cpu = time.perf_counter(), time.process_time()
-        action = choose(seen, levels[seat], data)
+        action = choose(bot_of(seen), seen, levels[seat], data)
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         if seen.owes and len(seen.legal) > 1:
             times.setdefault(levels[seat], []).append(elapsed)
@@ -240,9 +252,8 @@ def random_table(chooser: random.Random) -> tuple[Ruleset, int, dict[str, Any]]:
 
 
 def soak_match(number: int) -> tuple[str, list[str], list[str]]:
-    games.bots.POLICIES = {
-        game: replace(policy, budget=SOAK_BUDGET) for game, policy in games.bots.POLICIES.items()
-    }
+    global budget_override
+    budget_override = SOAK_BUDGET
     chooser = random.Random(f"bench/bots/soak/{number}")
     ruleset, seats, options = random_table(chooser)
     levels = [chooser.choice(LEVELS) for _ in range(seats)]

@@ -75,7 +75,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.rules import RULESETS, GameState, InvalidOptions, find_ruleset
+from games.catalogue import RULESETS, find_ruleset
+from games.rules import GameState, InvalidOptions
 from games.rules.chance import SeededChance
 
 try:  # OpenSpiel, to bench beside: optional, pip install -e '.[bench]'

@@ -65,7 +65,7 @@ from fairplay.signing import (
     check_signature,
     load_public_key,
 )
-from games.rules import RULESETS, VERSIONS
+from games.catalogue import RULESETS, VERSIONS
 from games.rules.base import (
     FORFEIT_REASONS,
     RESIGNED,

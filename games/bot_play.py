@@ -30,6 +30,7 @@ from games import outbox, services
 from games.bots import choose, seen_from
 from games.bots.seen import Seen
 from games.bots.streams import for_move
+from games.catalogue import find_game
 from games.models import Move, Table
 from games.rules import Event
 from games.rules.base import Action
@@ -110,7 +111,7 @@ def decide(seen: Seen, level: str, stream: bytes) -> Action | None:
     tries = [level, level] + [fallback for fallback in ("normal", "easy") if fallback != level]
     for number, at in enumerate(tries):
         try:
-            return choose(seen, at, stream)
+            return choose(find_game(seen.ruleset.id).bot, seen, at, stream)
         except Exception:
             if number == len(tries) - 1:
                 raise

@@ -13,8 +13,9 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
+from games.catalogue import RULESETS
 from games.models import BotLevel
-from games.rules import RULESETS, Option, Ruleset
+from games.rules import Option, Ruleset
 
 # The deadlines a host picks from (seconds), from a quick game to a slow one; only those
 # inside FAIRDEAL_MIN/MAX_DEADLINE_SECONDS are offered.

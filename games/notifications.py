@@ -28,8 +28,9 @@ from django.utils.timesince import timeuntil
 
 from accounts.models import wants_mail
 from games import outbox
+from games.catalogue import find_ruleset
 from games.models import CANCELLED, Move, Notice, Seat, Table
-from games.rules import Event, find_ruleset
+from games.rules import Event
 from games.rules.base import RESIGNED, TIMEOUT
 from games.selectors import seat_names
 

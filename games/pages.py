@@ -28,6 +28,7 @@ from accounts.names import is_valid_username
 from config.errors import ServiceError
 from fairplay.models import Contribution
 from games import selectors, services
+from games.catalogue import RULESETS
 from games.forms import (
     DEFAULT_DEADLINE,
     ComputerForm,
@@ -41,7 +42,7 @@ from games.forms import (
     value_words,
 )
 from games.models import Seat, Table
-from games.rules import RULESETS, RulesError
+from games.rules import RulesError
 from games.rules.base import FINISHED, ordinal
 from games.rules.words import seat_name
 

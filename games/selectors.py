@@ -20,8 +20,9 @@ from django.urls import reverse
 from config.errors import ServiceError
 from fairplay.models import Contribution
 from fairplay.services import receipt_view
+from games.catalogue import find_ruleset
 from games.models import Seat, Table
-from games.rules import Event, GameState, Ruleset, find_ruleset
+from games.rules import Event, GameState, Ruleset
 from games.rules.words import seat_name
 
 RECENT_MOVES = 12
@@ -376,8 +377,9 @@ def table_for_view(table_id: int, *, lock: bool = False) -> Table | None:
         queryset=Contribution.objects.order_by("seat"),
         to_attr="seed_contributions",
     )
-    table = with_seats(tables.filter(pk=table_id)).prefetch_related(contributions).first()
-    if table is None:
+    try:  # by its key: no ordering (``first()`` would add the tables' own)
+        table = with_seats(tables).prefetch_related(contributions).get(pk=table_id)
+    except Table.DoesNotExist:
         return None
     # Bounded by the version (the last move's seq): an index range of RECENT_MOVES
     # entries, however long the table's log.

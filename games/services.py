@@ -22,8 +22,9 @@ from config.errors import ServiceError
 from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, seed_for
 from games import health, notifications, outbox, selectors
+from games.catalogue import find_ruleset
 from games.models import CANCELLED, EXPIRED, BotLevel, Move, OutboxItem, Seat, Table
-from games.rules import Event, GameState, find_ruleset
+from games.rules import Event, GameState
 from games.rules.base import RESIGNED, TIMEOUT
 from games.rules.chance import SEED_BYTES, SeededChance, commitment
 from games.rules.replay import Act, Forfeit, replay_state

@@ -39,11 +39,11 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from config.errors import ServiceError
 from fairplay.services import seed_for
 from games import selectors, services
-from games.catalogue import presentation_of
+from games.catalogue import find_game, find_ruleset
 from games.forms import deadline_words
 from games.models import Move, Table
 from games.pages import options_in_words, player_url
-from games.rules import Event, RulesError, Ruleset, find_ruleset
+from games.rules import Event, RulesError, Ruleset
 from games.rules.replay import Act, Forfeit, Step, replay
 
 # A posted action is a small JSON object (the longest of any game, eight cards of a rank and
@@ -213,7 +213,7 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
     """
     view = selectors.table_view(table, request.user)
     ruleset = find_ruleset(table.game, table.ruleset_version)
-    presentation = presentation_of(ruleset.id)
+    presentation = find_game(ruleset.id).presentation
     names = selectors.seat_names(table)
     you = view["you"]["seat"] if view["you"] else None
     board = view["board"]
@@ -439,7 +439,7 @@ def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
     step = _replay_step(table, ruleset, log, step_no)
     state = step.state
     view = state.view(None)
-    presentation = presentation_of(ruleset.id)
+    presentation = find_game(ruleset.id).presentation
     face = presentation.card_face
     hands = [
         {

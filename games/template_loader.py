@@ -17,18 +17,19 @@ from pathlib import Path
 from django.template import Origin
 from django.template.loaders import filesystem
 
-from games.catalogue import PRESENTATIONS
+from games.catalogue import GAMES
 
 
 class Loader(filesystem.Loader):
     def get_dirs(self) -> list[Path]:
-        return [p.templates for p in PRESENTATIONS.values() if p.templates is not None]
+        return [g.presentation.templates for g in GAMES.values() if g.presentation.templates]
 
     def get_template_sources(self, template_name: str) -> Iterator[Origin]:
         """``games/<game id>/<file>``: that file in the game's folder, never one outside it."""
         top, _, rest = template_name.partition("/")
         game_id, _, name = rest.partition("/")
-        presentation = PRESENTATIONS.get(game_id)
+        game = GAMES.get(game_id)
+        presentation = game.presentation if game is not None else None
         if top != "games" or not name or presentation is None or presentation.templates is None:
             return
         folder = presentation.templates.resolve()

@@ -18,8 +18,8 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from games import health, selectors, services
+from games.catalogue import RULESETS, find_ruleset
 from games.models import BotLevel, Table
-from games.rules import RULESETS, find_ruleset
 from games.serializers import (
     CatalogueSerializer,
     ErrorSerializer,

@@ -23,9 +23,9 @@ from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_safe
 
+from games.catalogue import RULESETS
 from games.forms import sentence
 from games.pages import game_name, player_url
-from games.rules import RULESETS
 from games.rules.base import ordinal
 from games.selectors import PageOutOfRange
 from leaderboard import chart, selectors, skill

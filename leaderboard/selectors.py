@@ -42,8 +42,8 @@ from django.utils import timezone
 from accounts.models import on_leaderboards
 from accounts.names import is_valid_username, normalize_username, users_named
 from config.errors import ServiceError
+from games.catalogue import RULESETS
 from games.models import Seat, Table
-from games.rules import RULESETS
 from games.selectors import Paged, PageOutOfRange, iso
 from leaderboard import skill
 from leaderboard.models import Rating, RatingChange

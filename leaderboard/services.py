@@ -38,8 +38,8 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from games import outbox
+from games.catalogue import RULESETS
 from games.models import Move, Seat, Table
-from games.rules import RULESETS
 from games.services import RATE_TABLE
 from leaderboard import skill
 from leaderboard.models import Rating, RatingChange, RatingLedger

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
-from games.rules import RULESETS
+from games.catalogue import RULESETS
 from games.serializers import ErrorSerializer
 from leaderboard import selectors
 from leaderboard.serializers import (

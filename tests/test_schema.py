@@ -8,7 +8,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from games.rules import RULESETS
+from games.catalogue import RULESETS
 from tests.factories import assert_error, body, client_for, make_users, snapshot, started_table
 
 

@@ -14,7 +14,7 @@ PROBE = """
 import gc, sys
 import config.wsgi
 print(gc.get_freeze_count())
-print("games.views" in sys.modules and "games.rules.dodo" in sys.modules)
+print("games.views" in sys.modules and "games.catalogue.dodo.rules" in sys.modules)
 """
 
 

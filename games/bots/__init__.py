@@ -5,8 +5,8 @@ web app seats them. One entry point::
 
     from games.bots import choose, seen_from
 
-    seen = seen_from(state, seat, events)           # what the seat sees, copied out
-    action = choose(seen, "normal", stream_bytes)   # one of seen.legal, or None
+    seen = seen_from(state, seat, events)                   # what the seat sees, copied out
+    action = choose(policy, seen, "normal", stream_bytes)   # one of seen.legal, or None
 
 Levels (``LEVELS``):
 
@@ -18,11 +18,12 @@ Levels (``LEVELS``):
   one search for every game).
 
 ``easy`` is the same for every game. At ``normal`` and ``strong`` a game's own
-:class:`~games.bots.policy.Policy` decides (``POLICIES``, by game): its calls,
+:class:`~games.bots.policy.Policy` decides, the one its package registers
+(``games.catalogue``: ``find_game(id).bot``, which the caller passes in): its calls,
 its memory, rules of thumb and worlds, and the budget of its search. The
-Crazy Eights family's is ``games/bots/eights.py`` (with ``memory.py``,
-``thumb.py`` and ``worlds.py``), Dingo's ``games/bots/dingo.py``, DOS's
-``games/bots/dos.py``.
+Crazy Eights family's is ``games/catalogue/crazy_eights/bot.py`` (with ``memory.py``,
+``thumb.py`` and ``worlds.py``), Dingo's ``games/catalogue/dingo/bot.py``, DOS's
+``games/catalogue/dos/bot.py``.
 
 What a bot is given is a :class:`Seen`: the ruleset, the seat, its view, its
 legal actions and its history as it saw it: what the API gives that seat, and
@@ -45,7 +46,6 @@ from __future__ import annotations
 
 import json
 
-from games.bots import dingo, dos, eights
 from games.bots.policy import Policy
 from games.bots.search import Budget
 from games.bots.seen import Seen, seen_from
@@ -59,7 +59,7 @@ class UnknownLevel(ValueError):
     code = "unknown_level"
 
 
-def choose(seen: Seen, level: str, stream_bytes: bytes) -> Action | None:
+def choose(policy: Policy | None, seen: Seen, level: str, stream_bytes: bytes) -> Action | None:
     """The action ``level`` takes for the seat of ``seen``: a copy of one of ``seen.legal``.
 
     None only for a seat that owes nothing and makes no call (or has no legal
@@ -71,7 +71,7 @@ def choose(seen: Seen, level: str, stream_bytes: bytes) -> Action | None:
     if not legal:
         return None
     dice = Dice(stream_bytes).child(level)
-    chosen = _decide(seen, level, dice)
+    chosen = _decide(policy, seen, level, dice)
     if chosen is None:
         if seen.owes:
             raise AssertionError("a bot that owes an action chose none")
@@ -82,10 +82,9 @@ def choose(seen: Seen, level: str, stream_bytes: bytes) -> Action | None:
     raise AssertionError(f"a bot chose {chosen!r}, which is not legal")
 
 
-def _decide(seen: Seen, level: str, dice: Dice) -> Action | None:
+def _decide(policy: Policy | None, seen: Seen, level: str, dice: Dice) -> Action | None:
     if level == "easy":
         return _easy(seen, dice)
-    policy = POLICIES.get(seen.ruleset.id)
     if policy is None:
         raise UnknownLevel(f"{seen.ruleset.name} has no bot at level {level!r}; only at 'easy'")
     if level == "normal":
@@ -101,13 +100,4 @@ def _easy(seen: Seen, dice: Dice) -> Action | None:
     return dice.pick(choices)
 
 
-# Each game's policy, by game id: the one place that knows which bot plays which game.
-POLICIES: dict[str, Policy] = {
-    "crazy-eights": eights.CRAZY_EIGHTS,
-    "crazy-8": eights.CRAZY_8,
-    "dodo": eights.DODO,
-    "dingo": dingo.POLICY,
-    "dos": dos.POLICY,
-}
-
-__all__ = ["LEVELS", "POLICIES", "Budget", "Policy", "Seen", "UnknownLevel", "choose", "seen_from"]
+__all__ = ["LEVELS", "Budget", "Policy", "Seen", "UnknownLevel", "choose", "seen_from"]

@@ -1,22 +1,43 @@
-"""The catalogue: every game in one place, each a package registered once.
+"""The catalogue: every game Fairdeal offers, each one package registered once.
 
-Each game's package (``crazy_eights``, ``crazy_8``, ``dodo``, ``dingo``,
-``dos``) registers its presentation on the table page and in the replay
-(``table.py`` beside its template fragments) when imported; importing this
-package imports them all. Pure Python, no Django.
+Each game's package (``crazy_eights``, ``crazy_8``, ``dodo``, ``dingo``, ``dos``)
+holds its rules, its bot, its look on the table page and its rules page, and
+registers them in one ``register(Game(...))`` call when imported; importing this
+package imports them all. Pure Python, no Django (``docs/engine.md``, "Adding a
+game").
 
->>> presentation_of("dos").card_face("W2")["name"]
+>>> find_game("dos").presentation.card_face("W2")["name"]
 'DOS wild'
->>> sorted(PRESENTATIONS)
+>>> sorted(GAMES)
 ['crazy-8', 'crazy-eights', 'dingo', 'dodo', 'dos']
 """
 
 from __future__ import annotations
 
 from games.catalogue import crazy_8, crazy_eights, dingo, dodo, dos
-from games.catalogue.presentation import Presentation
-from games.catalogue.registry import PRESENTATIONS, presentation_of, register
+from games.catalogue.registry import (
+    GAMES,
+    RULESETS,
+    VERSIONS,
+    Game,
+    UnknownGame,
+    find_game,
+    find_ruleset,
+    register,
+    unregister,
+)
 
-GAMES = (crazy_eights, crazy_8, dodo, dingo, dos)
+BUILT_IN = (crazy_eights, crazy_8, dodo, dingo, dos)
 
-__all__ = ["GAMES", "PRESENTATIONS", "Presentation", "presentation_of", "register"]
+__all__ = [
+    "BUILT_IN",
+    "GAMES",
+    "RULESETS",
+    "VERSIONS",
+    "Game",
+    "UnknownGame",
+    "find_game",
+    "find_ruleset",
+    "register",
+    "unregister",
+]

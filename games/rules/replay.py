@@ -8,7 +8,7 @@ forfeits (:class:`Forfeit`, a seat and ``resigned`` or ``timeout``);
 caller can check each step's events as it goes (the verifier does), and
 :func:`replay_state` gives the state at the end.
 
->>> from games.rules import find_ruleset
+>>> from games.catalogue import find_ruleset
 >>> steps = replay(find_ruleset("crazy-eights"), 2, {}, bytes(32), [Forfeit(0, "resigned")])
 >>> [step.entry for step in steps]
 [None, Forfeit(seat=0, reason='resigned')]

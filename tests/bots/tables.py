@@ -18,9 +18,8 @@ from typing import Any
 
 import pytest
 
-import games.bots
-from games.bots import Budget, choose, seen_from
-from games.rules import VERSIONS
+from games.bots import Budget, Policy, Seen, choose, seen_from
+from games.catalogue import GAMES, VERSIONS, find_game
 from games.rules.base import Action, Event, GameState, InvalidOptions, Ruleset
 from games.rules.chance import SeededChance
 
@@ -37,10 +36,17 @@ def seed_of(*parts: object) -> bytes:
     return hashlib.sha256("/".join(map(str, parts)).encode()).digest()
 
 
+def bot_of(seen: Seen) -> Policy | None:
+    """The bot that the game of ``seen`` registers."""
+    return find_game(seen.ruleset.id).bot
+
+
 def search_on(monkeypatch: pytest.MonkeyPatch, budget: Budget) -> None:
-    """Every game's policy searches on ``budget`` (a test's, smaller than the game's own)."""
-    smaller = {game: replace(policy, budget=budget) for game, policy in games.bots.POLICIES.items()}
-    monkeypatch.setattr(games.bots, "POLICIES", smaller)
+    """Every game's bot searches on ``budget`` (a test's, smaller than the game's own)."""
+    for game in list(GAMES.values()):
+        if game.bot is not None:
+            smaller = replace(game.bot, budget=budget)
+            monkeypatch.setitem(GAMES, game.id, replace(game, bot=smaller))
 
 
 def random_options(ruleset: Ruleset, seats: int, chooser: random.Random) -> dict[str, Any]:
@@ -64,8 +70,8 @@ def random_options(ruleset: Ruleset, seats: int, chooser: random.Random) -> dict
             continue
 
 
-# The Crazy Eights family: the games of ``games/bots/eights.py``, ``memory.py``, ``thumb.py`` and
-# ``worlds.py`` (Dingo's bots are ``games/bots/dingo.py``, tested in ``test_dingo.py``).
+# The Crazy Eights family: the games of ``games/catalogue/crazy_eights/bot.py``, ``memory.py``, ``thumb.py`` and
+# ``worlds.py`` (Dingo's bots are ``games/catalogue/dingo/bot.py``, tested in ``test_dingo.py``).
 FAMILY = frozenset({"crazy-eights", "crazy-8", "dodo"})
 
 
@@ -100,7 +106,7 @@ class Match:
     def decide(self, seat: int) -> Action | None:
         """The bot of ``seat`` chooses, from what ``seat`` sees alone."""
         seen = seen_from(self.state, seat, self.events)
-        action = choose(seen, self.levels[seat], self.bytes_for(seat))
+        action = choose(bot_of(seen), seen, self.levels[seat], self.bytes_for(seat))
         if seen.seat in seen.to_act:
             assert action is not None, "a bot that owes an action chose none"
         if action is not None:

@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 
 from games.bots import LEVELS, Budget, UnknownLevel, choose, seen_from
+from games.catalogue.crazy_8.rules import Crazy8
+from games.catalogue.crazy_eights.rules import CrazyEights
+from games.catalogue.dodo.rules import Dodo
 from games.rules.base import Event, GameState
-from games.rules.crazy_8 import Crazy8
-from games.rules.crazy_eights import CrazyEights
-from games.rules.dodo import Dodo
-from tests.bots.tables import positions, search_on, seed_of
+from tests.bots.tables import bot_of, positions, search_on, seed_of
 from tests.rules.stacked import play, play_through, stacked_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,30 +40,31 @@ def smaller_search(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def choices(state: GameState, events: list[Event], seat: int) -> dict[str, Any]:
     seen = seen_from(state, seat, events)
-    return {level: choose(seen, level, BYTES) for level in LEVELS}
+    return {level: choose(bot_of(seen), seen, level, BYTES) for level in LEVELS}
 
 
 def test_the_same_inputs_give_the_same_choice() -> None:
     for state, events, seat in positions(random.Random("same inputs"), 60):
         seen = seen_from(state, seat, events)
         for level in LEVELS:
-            assert choose(seen, level, BYTES) == choose(
-                seen_from(state, seat, events), level, BYTES
+            assert choose(bot_of(seen), seen, level, BYTES) == choose(
+                bot_of(seen_from(state, seat, events)), seen_from(state, seat, events), level, BYTES
             )
 
 
 def test_the_choices_do_not_depend_on_the_process() -> None:
     script = (
         "import dataclasses, json, random\n"
-        "import games.bots\n"
         "from games.bots import LEVELS, Budget, choose, seen_from\n"
+        "from games.catalogue import find_game\n"
         "from tests.bots.tables import positions, seed_of\n"
-        "games.bots.POLICIES = {g: dataclasses.replace(p, budget=Budget(actions=1500))\n"
-        "                       for g, p in games.bots.POLICIES.items()}\n"
+        "def bot_of(seen):\n"
+        "    bot = find_game(seen.ruleset.id).bot\n"
+        "    return dataclasses.replace(bot, budget=Budget(actions=1500))\n"
         "out = []\n"
         "for state, events, seat in positions(random.Random('processes'), 25):\n"
         "    seen = seen_from(state, seat, events)\n"
-        "    out.append([choose(seen, level, seed_of('p')) for level in LEVELS])\n"
+        "    out.append([choose(bot_of(seen), seen, level, seed_of('p')) for level in LEVELS])\n"
         "print(json.dumps(out))\n"
     )
     runs = [
@@ -84,7 +85,9 @@ def test_the_choices_do_not_depend_on_the_process() -> None:
 def test_an_unknown_level_is_refused() -> None:
     state, _, events = stacked_game(CrazyEights(), [["7H"], ["9C"]], starter="5H")
     with pytest.raises(UnknownLevel):
-        choose(seen_from(state, 0, events), "grandmaster", BYTES)
+        choose(
+            bot_of(seen_from(state, 0, events)), seen_from(state, 0, events), "grandmaster", BYTES
+        )
 
 
 # -- every special action answered ---------------------------------------------------

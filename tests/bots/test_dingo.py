@@ -1,4 +1,4 @@
-"""Dingo's bots (``games/bots/dingo.py``): a memory true to what the seat saw, worlds it
+"""Dingo's bots (``games/catalogue/dingo/bot.py``): a memory true to what the seat saw, worlds it
 cannot tell from the real one, and the rules of thumb on stacked tables.
 
 Over real positions of seeded Dingo matches played by ``easy`` bots:
@@ -22,13 +22,13 @@ from typing import Any
 import pytest
 
 from games.bots import LEVELS, Budget, choose, seen_from
-from games.bots.dingo import DingoMemory, DingoWorlds, Knowledge, keep_value, ranked
 from games.bots.streams import Dice
 from games.bots.worlds import copy_state
+from games.catalogue.dingo.bot import DingoMemory, DingoWorlds, Knowledge, keep_value, ranked
+from games.catalogue.dingo.rules import Dingo, DingoState
 from games.rules.base import Event
 from games.rules.chance import SeededChance
-from games.rules.dingo import Dingo, DingoState
-from tests.bots.tables import Match, positions, search_on, seed_of
+from tests.bots.tables import Match, bot_of, positions, search_on, seed_of
 from tests.rules.test_dingo import act, discard, hunt_table, new_match, pass_
 
 POSITIONS = 200
@@ -175,7 +175,10 @@ def test_a_seat_holding_both_wolves_plays_one_and_every_seat_plays_the_ace_it_ma
         events += act(state, chance, seat, state.legal_actions(seat)[0])
     seen = seen_from(state, 2, events)
     for level in ("normal", "strong"):
-        assert choose(seen, level, seed_of("both")) == {"type": "wolves", "cards": ["9C"]}
+        assert choose(bot_of(seen), seen, level, seed_of("both")) == {
+            "type": "wolves",
+            "cards": ["9C"],
+        }
 
 
 def test_in_the_ace_hunt_every_ace_that_may_go_down_goes_down() -> None:
@@ -186,7 +189,7 @@ def test_in_the_ace_hunt_every_ace_that_may_go_down_goes_down() -> None:
     assert state.to_act == (1,)
     seen = seen_from(state, 1, events)
     for level in ("normal", "strong"):
-        assert choose(seen, level, seed_of("aces")) == {
+        assert choose(bot_of(seen), seen, level, seed_of("aces")) == {
             "type": "aces",
             "cards": ["AC", "AS", "AD"],
         }

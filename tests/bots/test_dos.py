@@ -1,4 +1,4 @@
-"""DOS's bots (``games/bots/dos.py``): a memory true to what the seat saw, worlds it cannot
+"""DOS's bots (``games/catalogue/dos/bot.py``): a memory true to what the seat saw, worlds it cannot
 tell from the real one, and the rules of thumb on stacked tables (the search within its
 budget, for every game: ``test_search.py``).
 
@@ -25,13 +25,13 @@ from typing import Any
 import pytest
 
 from games.bots import LEVELS, Budget, choose, seen_from
-from games.bots.dos import DosMemory, DosWorlds
 from games.bots.streams import Dice
 from games.bots.worlds import copy_state
+from games.catalogue.dos.bot import DosMemory, DosWorlds
+from games.catalogue.dos.rules import Dos, DosState
 from games.rules.base import Event
 from games.rules.chance import SeededChance
-from games.rules.dos import Dos, DosState
-from tests.bots.tables import Match, positions, search_on, seed_of
+from tests.bots.tables import Match, bot_of, positions, search_on, seed_of
 from tests.rules.test_dos import END, act, arrange, bonus, match, place
 
 POSITIONS = 150
@@ -140,7 +140,7 @@ TWO = ["B1", "B3"]
 
 
 def normal(state: DosState, seat: int = 0) -> Any:
-    return choose(seen_at(state, seat), "normal", seed_of("thumb"))
+    return choose(bot_of(seen_at(state, seat)), seen_at(state, seat), "normal", seed_of("thumb"))
 
 
 def test_a_double_colour_match_is_taken_over_a_single_match_of_the_same_card() -> None:
@@ -167,7 +167,7 @@ def test_as_many_centre_cards_as_possible_are_matched_before_the_turn_ends() -> 
 def test_dos_is_called_with_the_match_that_leaves_two_cards() -> None:
     state, _ = arrange([["B7", "G9", "Y10"], SEVEN], ["R7", "G8"])
     assert normal(state) == match("R7", "B7", dos=True)
-    strong = choose(seen_at(state, 0), "strong", seed_of("dos"))
+    strong = choose(bot_of(seen_at(state, 0)), seen_at(state, 0), "strong", seed_of("dos"))
     assert strong in (match("R7", "B7", dos=True), {"type": "draw"})
 
 
@@ -178,9 +178,13 @@ def test_dos_is_called_late_and_a_seat_down_to_two_is_caught_whenever_it_may_be(
     act(state, chance, 0, match("R7", "B7"))  # down to two without calling
     assert state.due == [0]
     for level in ("normal", "strong"):
-        assert choose(seen_at(state, 0), level, seed_of("late")) == {"type": "dos"}
+        assert choose(bot_of(seen_at(state, 0)), seen_at(state, 0), level, seed_of("late")) == {
+            "type": "dos"
+        }
         for other in (1, 2):
-            caught = choose(seen_at(state, other), level, seed_of("catch"))
+            caught = choose(
+                bot_of(seen_at(state, other)), seen_at(state, other), level, seed_of("catch")
+            )
             assert caught == {"type": "catch", "seat": 0}
 
 
@@ -212,7 +216,9 @@ def test_the_last_card_is_placed_as_a_bonus_to_go_out() -> None:
     act(state, chance, 0, END)
     assert state.step == "bonus"
     for level in ("normal", "strong"):
-        assert choose(seen_at(state, 0), level, seed_of("out")) == bonus("B#")
+        assert choose(bot_of(seen_at(state, 0)), seen_at(state, 0), level, seed_of("out")) == bonus(
+            "B#"
+        )
 
 
 def test_a_bonus_placement_sheds_a_number_card() -> None:
@@ -225,14 +231,16 @@ def test_a_bonus_placement_sheds_a_number_card() -> None:
 def test_going_out_by_a_double_match_beats_anything_else() -> None:
     state, _ = arrange([["B3", "G4"], SEVEN], ["R7", "Y4"])
     for level in ("normal", "strong"):
-        assert choose(seen_at(state, 0), level, seed_of("go out")) == match("R7", "B3", "G4")
+        assert choose(
+            bot_of(seen_at(state, 0)), seen_at(state, 0), level, seed_of("go out")
+        ) == match("R7", "B3", "G4")
 
 
 def test_with_a_double_colour_match_to_go_out_a_draw_first_costs_nothing() -> None:
     """The card drawn goes out as the bonus placement: the search may draw first."""
     state, _ = arrange([["R3", "R4"], SEVEN], ["R7", "G4"])
     assert normal(state) == match("R7", "R3", "R4")
-    strong = choose(seen_at(state, 0), "strong", seed_of("go out"))
+    strong = choose(bot_of(seen_at(state, 0)), seen_at(state, 0), "strong", seed_of("go out"))
     assert strong in (match("R7", "R3", "R4"), {"type": "draw"})
 
 
@@ -242,8 +250,13 @@ def test_with_a_double_colour_match_to_go_out_a_draw_first_costs_nothing() -> No
 def test_the_same_seen_and_bytes_give_the_same_choice() -> None:
     for number, (state, events, seat) in enumerate(dos_positions("same", 40)):
         seen = seen_from(state, seat, events)
-        first = choose(seen, "strong", seed_of("same", number))
-        assert first == choose(seen_from(state, seat, events), "strong", seed_of("same", number))
+        first = choose(bot_of(seen), seen, "strong", seed_of("same", number))
+        assert first == choose(
+            bot_of(seen_from(state, seat, events)),
+            seen_from(state, seat, events),
+            "strong",
+            seed_of("same", number),
+        )
         assert first in seen.legal
 
 

@@ -23,13 +23,14 @@ import random
 from collections import Counter
 from typing import Any
 
-from games.bots.memory import Memory, Slot
 from games.bots.seen import seen_from
 from games.bots.streams import Dice
-from games.bots.worlds import Worlds, copy_state
+from games.bots.worlds import copy_state
+from games.catalogue.crazy_eights.memory import Memory, Slot
+from games.catalogue.crazy_eights.rules import CrazyEights
+from games.catalogue.crazy_eights.worlds import Worlds
 from games.rules.base import GameState
 from games.rules.chance import SeededChance
-from games.rules.crazy_eights import CrazyEights
 from tests.bots.tables import FAMILY, positions
 from tests.rules.stacked import DRAW, play, play_through, stacked_game
 

@@ -19,7 +19,7 @@ import pytest
 from games.bots import LEVELS, Budget, choose
 from games.bots.seen import seen_from
 from games.rules.base import GameState
-from tests.bots.tables import positions, search_on, seed_of
+from tests.bots.tables import bot_of, positions, search_on, seed_of
 
 POSITIONS = {"easy": 200, "normal": 200, "strong": 40}
 
@@ -75,5 +75,7 @@ def test_states_that_look_the_same_from_a_seat_get_the_same_choice(
         seen, seen_again = seen_from(state, seat, events), seen_from(other, seat, events)
         assert seen_again == seen
         stream = seed_of("no cheating", number)
-        assert choose(seen_again, level, stream) == choose(seen, level, stream)
+        assert choose(bot_of(seen_again), seen_again, level, stream) == choose(
+            bot_of(seen), seen, level, stream
+        )
     assert differing > POSITIONS[level] // 2  # the hidden cards really were moved

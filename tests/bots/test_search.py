@@ -10,15 +10,17 @@ from typing import Any
 
 import pytest
 
-from games.bots import POLICIES, Budget, Policy, eights, search, seen_from, thumb
+from games.bots import Budget, Policy, search, seen_from
 from games.bots.search import Reading
 from games.bots.seen import Seen
 from games.bots.streams import Dice
 from games.bots.worlds import copy_state
-from games.rules import RULESETS
+from games.catalogue import GAMES, RULESETS
+from games.catalogue.crazy_eights import bot as eights
+from games.catalogue.crazy_eights import thumb
+from games.catalogue.crazy_eights.rules import EightsState
 from games.rules.base import Action, GameState, Ruleset
 from games.rules.chance import SeededChance
-from games.rules.crazy_eights import EightsState
 from tests.bots.tables import FAMILY, Match, positions, seed_of
 
 BOTS = Path(__file__).resolve().parents[2] / "games" / "bots"
@@ -42,8 +44,8 @@ def test_at_more_seats_the_budget_takes_its_share_judges_the_standing_and_wants_
 
 def test_every_game_has_a_policy_and_the_shared_modules_name_no_game() -> None:
     """What differs between the games is in their policies; the rest never asks which game."""
-    assert set(POLICIES) == set(RULESETS)
-    assert all(isinstance(policy, Policy) for policy in POLICIES.values())
+    assert set(GAMES) == set(RULESETS)
+    assert all(isinstance(game.bot, Policy) for game in GAMES.values())
     own = {"__init__.py", "eights.py", "dos.py", "dingo.py"}  # the policies and their table
     for path in sorted(BOTS.glob("*.py")):
         if path.name in own:
@@ -112,7 +114,7 @@ def test_the_advice_is_kept_unless_the_search_finds_better_clearly(
             continue
         seen = seen_from(state, seat, events)
         policy = replace(
-            POLICIES[seen.ruleset.id], budget=Budget(actions=400, candidates=4, depth=30)
+            GAMES[seen.ruleset.id].bot, budget=Budget(actions=400, candidates=4, depth=30)
         )
         advice = policy.normal(seen)
         for confidence in chosen:
@@ -171,7 +173,7 @@ def test_a_playout_plays_what_the_plain_one_does(game: str) -> None:
     copied world) comes to what the plain one does on the world loaded from its saved form."""
     compared = 0
     for number, seen in enumerate(owed(game, 60)):
-        reading = POLICIES[game].read(seen)
+        reading = GAMES[game].bot.read(seen)
         worlds = reading.worlds()
         assert worlds.valid
         world = worlds.imagine(Dice(seed_of("world", number)))
@@ -207,7 +209,7 @@ def test_the_search_plays_out_no_more_than_its_budget_and_a_world(
             continue
         played.clear()
         seen = seen_from(state, seat, events)
-        action = replace(POLICIES[game], budget=budget).strong(seen, Dice(seed_of(number)))
+        action = replace(GAMES[game].bot, budget=budget).strong(seen, Dice(seed_of(number)))
         assert action in seen.legal
         if played:
             searched += 1

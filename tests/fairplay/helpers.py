@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from fairplay.record import ACTION, FORFEIT, START, build_record, log_entry
 from fairplay.signing import key_id, public_key_bytes, sign
-from games.rules import find_ruleset
+from games.catalogue import find_ruleset
 from games.rules.base import Action, GameState
 from games.rules.chance import SeededChance, game_seed
 

@@ -31,7 +31,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from games.rules import VERSIONS, find_ruleset
+from games.catalogue import VERSIONS, find_ruleset
 from games.rules.base import Action, GameState
 from games.rules.replay import Act, Entry, Forfeit, replay
 from tests.fairplay.helpers import Calls, Policy, play_record, seat_list

@@ -19,7 +19,7 @@ import pytest
 from fairplay.record import build_record, log_entry
 from fairplay.signing import canonical, sign
 from fairplay.verify import verify
-from games.rules import VERSIONS, find_ruleset
+from games.catalogue import VERSIONS, find_ruleset
 from games.rules.chance import SeededChance
 from games.rules.replay import Forfeit, replay
 from tests.fairplay.helpers import signing_key

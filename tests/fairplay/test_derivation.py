@@ -24,9 +24,9 @@ from typing import TypeVar
 
 import pytest
 
+from games.catalogue.crazy_eights.rules import CrazyEights
 from games.rules.base import STANDARD_PACK
 from games.rules.chance import SEED_BYTES, SeededChance, Stream, event_key, game_seed, lp
-from games.rules.crazy_eights import CrazyEights
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "fairplay.md"
 WORD = 2**32

@@ -42,7 +42,7 @@ from fairplay.signing import (
     sign,
 )
 from fairplay.verify import _check_versions, main, verify
-from games.rules import find_ruleset
+from games.catalogue import find_ruleset
 from games.rules.base import GameState
 from games.rules.chance import game_seed
 from games.rules.replay import Act, replay_state

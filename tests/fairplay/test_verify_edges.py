@@ -31,9 +31,9 @@ from fairplay.signing import (
     public_key_from_text,
 )
 from fairplay.verify import load_envelope, main, verify
-from games.rules import find_ruleset
+from games.catalogue import find_ruleset
+from games.catalogue.crazy_eights.rules import sort_hand
 from games.rules.chance import SeededChance
-from games.rules.crazy_eights import sort_hand
 from tests.fairplay.helpers import doc_match, resign, signing_key, signing_public_key_hex
 
 ROOT = Path(__file__).resolve().parents[2]

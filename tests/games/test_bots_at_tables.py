@@ -23,8 +23,8 @@ from fairplay.verify import verify
 from games import bot_play, outbox, services, tasks
 from games.bots import Budget
 from games.bots.streams import for_move
+from games.catalogue import find_ruleset
 from games.models import Move, OutboxItem, Seat, Table
-from games.rules import find_ruleset
 from games.rules.chance import SeededChance
 from tests.bots.tables import search_on
 from tests.factories import (

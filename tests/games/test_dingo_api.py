@@ -32,8 +32,8 @@ from typing import Any
 import pytest
 
 from games import outbox, services
+from games.catalogue.dingo.rules import PACK
 from games.models import Move, Table
-from games.rules.dingo import PACK
 from leaderboard.models import RatingChange
 from leaderboard.services import rate_table
 from tests.factories import (

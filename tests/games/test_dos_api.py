@@ -38,8 +38,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from games import outbox, services
+from games.catalogue.dos.rules import PACK
 from games.models import Move, Table
-from games.rules.dos import PACK
 from leaderboard.models import RatingChange
 from leaderboard.services import rate_table
 from tests.factories import (

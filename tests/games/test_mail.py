@@ -15,8 +15,9 @@ from django.utils import timezone
 
 from accounts.models import MailPreferences
 from games import notifications, outbox, services
+from games.catalogue import find_ruleset
 from games.models import Notice, OutboxItem, Seat, Table
-from games.rules import Event, find_ruleset
+from games.rules import Event
 from games.selectors import seat_names
 from tests.factories import at_once, make_users, started_table, then_drained
 

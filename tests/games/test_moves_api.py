@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
+from games.catalogue import find_ruleset
 from games.models import Move, Table
-from games.rules import find_ruleset
 from tests.factories import (
     action_rows,
     assert_error,

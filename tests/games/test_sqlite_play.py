@@ -29,7 +29,8 @@ from django.utils import timezone
 
 from games import services
 from games.models import Seat, Table
-from games.rules import RULESETS, find_ruleset
+from games.catalogue import RULESETS
+from games.catalogue import find_ruleset
 
 call_command("migrate", verbosity=0)
 User = get_user_model()

@@ -16,8 +16,7 @@ import pytest
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 
-from games.catalogue import PRESENTATIONS
-from games.rules import RULESETS
+from games.catalogue import GAMES, RULESETS
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_CODE = [
@@ -75,12 +74,12 @@ def test_the_scan_sees_a_branch_on_a_game() -> None:
 
 
 def test_every_game_has_a_presentation() -> None:
-    assert set(PRESENTATIONS) == set(RULESETS)
+    assert set(GAMES) == set(RULESETS)
 
 
 @pytest.mark.parametrize("game", sorted(RULESETS))
 def test_each_games_fragments_are_found_by_the_names_its_presentation_gives(game: str) -> None:
-    presentation = PRESENTATIONS[game]
+    presentation = GAMES[game].presentation
     names = [
         presentation.board_template,
         presentation.replay_board_template,

@@ -18,9 +18,9 @@ from django.utils import timezone
 from fairplay.models import Contribution
 from fairplay.record import receipt as receipt_of
 from games import services
+from games.catalogue import RULESETS, find_ruleset
 from games.forms import deadline_words, sentence
 from games.models import Seat, Table
-from games.rules import RULESETS, find_ruleset
 from games.rules.chance import SEED_BYTES, SeededChance, game_seed
 from tests.factories import GAME, make_users, open_table, started_table
 from tests.test_pages_csp import assert_meets_the_policy

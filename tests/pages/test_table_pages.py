@@ -24,9 +24,10 @@ from django.test import Client
 from django.utils import timezone
 
 from games import selectors, services
+from games.catalogue import find_ruleset
 from games.catalogue.presentation import card_face
 from games.models import Seat, Table
-from games.rules import GameState, find_ruleset
+from games.rules import GameState
 from games.rules.chance import SEED_BYTES, SeededChance, game_seed
 from tests.factories import make_users, started_table
 from tests.test_pages_csp import assert_meets_the_policy

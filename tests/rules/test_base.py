@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from games.rules import RULESETS, GameOver, NotYourTurn, find_ruleset
+from games.catalogue import RULESETS, find_ruleset
+from games.rules import GameOver, NotYourTurn
 from games.rules.base import (
     Action,
     ActionForm,

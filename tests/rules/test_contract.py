@@ -51,7 +51,8 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from games.rules import VERSIONS, GameOver, IllegalAction, InvalidOptions, NotYourTurn, Ruleset
+from games.catalogue import VERSIONS
+from games.rules import GameOver, IllegalAction, InvalidOptions, NotYourTurn, Ruleset
 from games.rules.base import Event, GameState, Option
 from games.rules.chance import SEED_BYTES, SeededChance
 from games.rules.replay import Act, Entry, Forfeit, replay

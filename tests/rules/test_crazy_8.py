@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 
-from games.rules import RULESETS, IllegalAction, InvalidOptions, find_ruleset
+from games.catalogue import RULESETS, find_ruleset
+from games.catalogue.crazy_8.rules import Crazy8, Crazy8v2
+from games.catalogue.crazy_eights.rules import hand_value
+from games.rules import IllegalAction, InvalidOptions
 from games.rules.base import STANDARD_PACK, Event
 from games.rules.chance import SeededChance
-from games.rules.crazy_8 import Crazy8, Crazy8v2
-from games.rules.crazy_eights import hand_value
 from tests.rules import stacked
 from tests.rules.stacked import DRAW, PASS, StackedChance, calls, play
 

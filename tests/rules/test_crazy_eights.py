@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from games.rules import RULESETS, GameOver, IllegalAction, InvalidOptions, NotYourTurn
+from games.catalogue import RULESETS
+from games.catalogue.crazy_eights.rules import CrazyEights, EightsState
+from games.rules import GameOver, IllegalAction, InvalidOptions, NotYourTurn
 from games.rules.base import RANKS, STANDARD_PACK, Event
 from games.rules.chance import SeededChance
-from games.rules.crazy_eights import CrazyEights, EightsState
 from tests.rules import stacked
 from tests.rules.stacked import DRAW, PASS, StackedChance, StackError, calls, deal, play
 

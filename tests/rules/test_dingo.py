@@ -21,10 +21,7 @@ from typing import Any
 
 import pytest
 
-from games.rules import GameOver, IllegalAction, InvalidOptions, NotYourTurn
-from games.rules.base import STANDARD_PACK, Event
-from games.rules.chance import SeededChance, game_seed
-from games.rules.dingo import (
+from games.catalogue.dingo.rules import (
     HUNT,
     PACK,
     RABBITS,
@@ -35,6 +32,9 @@ from games.rules.dingo import (
     pile_score,
     scoring_value,
 )
+from games.rules import GameOver, IllegalAction, InvalidOptions, NotYourTurn
+from games.rules.base import STANDARD_PACK, Event
+from games.rules.chance import SeededChance, game_seed
 from tests.rules.stacked import Stack, StackedChance
 from tests.rules.test_dingo_properties import every_place
 

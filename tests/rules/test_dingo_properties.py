@@ -44,9 +44,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from games.catalogue.dingo.rules import Dingo, DingoState
 from games.rules.base import STANDARD_PACK, Event
 from games.rules.chance import SEED_BYTES, SeededChance
-from games.rules.dingo import Dingo, DingoState
 
 RULES = Dingo()
 ALL_CARDS = Counter(STANDARD_PACK)  # the pack and the rabbits: 52 cards

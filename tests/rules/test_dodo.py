@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
-from games.rules import RULESETS, GameOver, IllegalAction, InvalidOptions, NotYourTurn
+from games.catalogue import RULESETS
+from games.catalogue.crazy_eights.rules import sort_hand
+from games.catalogue.dodo.rules import Dodo, Dodo1, DodoState, deal_scores
+from games.rules import GameOver, IllegalAction, InvalidOptions, NotYourTurn
 from games.rules.base import STANDARD_PACK, Event
-from games.rules.crazy_eights import sort_hand
-from games.rules.dodo import Dodo, Dodo1, DodoState, deal_scores
 from tests.rules import stacked
 from tests.rules.stacked import DRAW, PASS, StackedChance
 

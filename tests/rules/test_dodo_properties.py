@@ -50,9 +50,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from games.catalogue.dodo.rules import Dodo, DodoState, deal_scores
 from games.rules.base import STANDARD_PACK, Event
 from games.rules.chance import SEED_BYTES, SeededChance
-from games.rules.dodo import Dodo, DodoState, deal_scores
 from games.rules.replay import Act
 from games.rules.replay import replay as replay_log
 from tests.rules.test_properties import card_value, cards_in, record

@@ -22,10 +22,7 @@ from typing import Any
 
 import pytest
 
-from games.rules import GameOver, IllegalAction, InvalidOptions, NotYourTurn
-from games.rules.base import Event
-from games.rules.chance import SeededChance, game_seed
-from games.rules.dos import (
+from games.catalogue.dos.rules import (
     PACK,
     TOKENS,
     Dos,
@@ -35,6 +32,9 @@ from games.rules.dos import (
     hand_order,
     single_match,
 )
+from games.rules import GameOver, IllegalAction, InvalidOptions, NotYourTurn
+from games.rules.base import Event
+from games.rules.chance import SeededChance, game_seed
 from tests.rules.stacked import Asked, Stack, StackedChance, stacked_outcome
 
 RULES = Dos()

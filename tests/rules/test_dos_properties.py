@@ -44,9 +44,9 @@ from typing import Any
 
 import pytest
 
+from games.catalogue.dos.rules import PACK, Dos, DosState
 from games.rules.base import Event
 from games.rules.chance import SEED_BYTES, SeededChance
-from games.rules.dos import PACK, Dos, DosState
 
 RULES = Dos()
 ALL_CARDS = Counter(PACK)

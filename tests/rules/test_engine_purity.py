@@ -1,8 +1,10 @@
 """The engine stays pure: no Django, no database, no clock, no global randomness.
 
-``games/rules/`` is shared with the stand-alone verifier and replayed byte for
-byte, so it may import only the standard library and itself, and never the
-parts of the standard library that read the clock or draw hidden random numbers.
+``games/rules/`` (the base) and ``games/catalogue/`` (the games: their rules,
+bots and looks) are shared with the stand-alone verifier and replayed byte for
+byte, as are the bots' choices (``games/bots/``), so they may import only the
+standard library and each other, and never the parts of the standard library
+that read the clock or draw hidden random numbers.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-ENGINE = ROOT / "games" / "rules"
-MODULES = sorted(ENGINE.rglob("*.py"))
+GAMES = ROOT / "games"
+PURE = ("rules", "catalogue", "bots")
+MODULES = sorted(path for folder in PURE for path in (GAMES / folder).rglob("*.py"))
 
 WEB_STACK = {"django", "rest_framework", "drf_spectacular", "celery", "psycopg", "psycopg2"}
 CLOCK_AND_RANDOM = {"random", "secrets", "time", "datetime"}
@@ -43,8 +46,16 @@ def imported(path: Path) -> set[str]:
 
 
 def test_the_engine_has_modules_to_check() -> None:
-    names = {path.relative_to(ENGINE).as_posix() for path in MODULES}
-    assert {"__init__.py", "base.py", "chance.py", "crazy_eights.py"} <= names
+    names = {path.relative_to(GAMES).as_posix() for path in MODULES}
+    assert {
+        "rules/__init__.py",
+        "rules/base.py",
+        "rules/chance.py",
+        "catalogue/registry.py",
+        "catalogue/crazy_eights/rules.py",
+        "catalogue/dos/bot.py",
+        "bots/search.py",
+    } <= names
 
 
 def test_the_import_check_sees_every_form_of_import(tmp_path: Path) -> None:
@@ -60,12 +71,12 @@ def test_the_import_check_sees_every_form_of_import(tmp_path: Path) -> None:
     assert imported(sample) == {"os", "django", "importlib", "time", "random"}
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(ENGINE).as_posix())
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(GAMES).as_posix())
 def test_no_engine_module_imports_django_or_the_web_stack(path: Path) -> None:
     assert not imported(path) & WEB_STACK
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(ENGINE).as_posix())
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(GAMES).as_posix())
 def test_no_engine_module_imports_random_or_the_clock(path: Path) -> None:
     assert not imported(path) & CLOCK_AND_RANDOM
 
@@ -74,9 +85,10 @@ def test_importing_the_engine_loads_no_part_of_the_web_stack() -> None:
     # A fresh interpreter: this test process has probably loaded Django already.
     script = (
         "import importlib, json, pkgutil, sys\n"
-        "import games.rules\n"
-        "for module in pkgutil.walk_packages(games.rules.__path__, 'games.rules.'):\n"
-        "    importlib.import_module(module.name)\n"
+        "import games.bots, games.catalogue, games.rules\n"
+        "for package in (games.rules, games.catalogue, games.bots):\n"
+        "    for module in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
+        "        importlib.import_module(module.name)\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     done = subprocess.run(
@@ -90,5 +102,5 @@ def test_importing_the_engine_loads_no_part_of_the_web_stack() -> None:
     )
     assert done.returncode == 0, done.stderr
     loaded = set(json.loads(done.stdout))
-    assert "games.rules.crazy_eights" in loaded
+    assert {"games.catalogue.crazy_eights.rules", "games.catalogue.dos.bot"} <= loaded
     assert not {name.split(".")[0] for name in loaded} & WEB_STACK

@@ -20,10 +20,11 @@ from typing import Any
 
 import pytest
 
-from games.rules import GameState, IllegalAction, find_ruleset
+from games.catalogue import find_ruleset
+from games.catalogue.crazy_eights.rules import PLAYS_ON, CrazyEights
+from games.rules import GameState, IllegalAction
 from games.rules.base import STANDARD_PACK, SUITS, ListedAction
 from games.rules.chance import SEED_BYTES, SeededChance
-from games.rules.crazy_eights import PLAYS_ON, CrazyEights
 from tests.rules.stacked import DRAW, arrange
 
 # Every game, with house rules that bring calls out of turn, chains and two packs in.

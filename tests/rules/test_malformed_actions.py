@@ -21,7 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.rules import RULESETS, GameState, IllegalAction
+from games.catalogue import RULESETS
+from games.rules import GameState, IllegalAction
 from games.rules.base import same_json
 from games.rules.chance import SEED_BYTES, SeededChance
 from tests.rules.stacked import DRAW, PASS, StackedChance, arrange, play

@@ -33,10 +33,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from games.catalogue.crazy_8.rules import Crazy8
+from games.catalogue.crazy_eights.rules import CrazyEights, EightsState
 from games.rules.base import STANDARD_PACK, Event
 from games.rules.chance import SEED_BYTES, SeededChance
-from games.rules.crazy_8 import Crazy8
-from games.rules.crazy_eights import CrazyEights, EightsState
 from games.rules.replay import Act, replay_state
 
 RULES = CrazyEights()

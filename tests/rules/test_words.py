@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
-from games.rules import RULESETS, VERSIONS, Action, IllegalAction, find_ruleset
+from games.catalogue import RULESETS, VERSIONS, find_ruleset
+from games.rules import Action, IllegalAction
 from games.rules.base import GameOver, MalformedAction, NotYourTurn
 from games.rules.words import WORDINGS, Refusal, Wording, word
 
 RULES = Path(__file__).resolve().parents[2] / "games" / "rules"
+CATALOGUE = RULES.parent / "catalogue"
 
 
 @pytest.mark.parametrize(
@@ -268,7 +270,7 @@ def codes_raised() -> set[str]:
         r'(?:Refusal|IllegalAction|NotYourTurn|GameOver|MalformedAction)\(\s*"([a-z_]+)"'
     )
     found: set[str] = set()
-    for path in RULES.glob("*.py"):
+    for path in [*RULES.glob("*.py"), *CATALOGUE.glob("*/rules.py")]:
         text = path.read_text()
         found |= set(pattern.findall(text))
         # Codes chosen by a conditional: Refusal("a" if ... else "b").

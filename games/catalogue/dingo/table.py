@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from games.catalogue.dingo.rules import pile_score
 from games.catalogue.presentation import Names, Presentation, card_face
-from games.rules.dingo import pile_score
 
 COMPASS_WORDS = {"S": "South", "W": "West", "N": "North", "E": "East"}
 DIRECTION_WORDS = {"left": "to the left", "across": "across", "right": "to the right"}

@@ -1,8 +1,19 @@
-"""DOS: its presentation on the table page and in the replay."""
+"""DOS: its rules, its bot, its look on the table page and its rules page."""
 
 from __future__ import annotations
 
-from games.catalogue.dos.table import PRESENTATION
-from games.catalogue.registry import register
+from pathlib import Path
 
-register(PRESENTATION)
+from games.catalogue.dos.bot import POLICY
+from games.catalogue.dos.rules import Dos
+from games.catalogue.dos.table import PRESENTATION
+from games.catalogue.registry import Game, register
+
+GAME = register(
+    Game(
+        ruleset=Dos(),
+        presentation=PRESENTATION,
+        rules_page=Path(__file__).with_name("rules.md"),
+        bot=POLICY,
+    )
+)

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from games.catalogue.dos.rules import match_of
 from games.catalogue.presentation import Names, Presentation, Words, card_face
-from games.rules.dos import match_of
 
 DOS_COLOUR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
 DOS_CARD_TOKEN = re.compile(r"[BGRY](?:10|[1-9]|#)|W2")

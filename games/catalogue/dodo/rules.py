@@ -1,7 +1,7 @@
 """Dodo (``dodo``): Crazy Eights with more cards that act, scored against the losers.
 
 It follows ``shared/rules/dodo.txt`` and is a member of the Crazy Eights family
-(``games/rules/crazy_eights.py``): the deal, the stock and its reshuffle, the
+(``games/catalogue/crazy_eights/rules.py``): the deal, the stock and its reshuffle, the
 chance events, the chain, the catch and the match bookkeeping are the family's;
 what Dodo changes is below. ``docs/rules/dodo.md`` gives the interpretations in full.
 
@@ -71,6 +71,21 @@ from collections.abc import Callable, Mapping
 from itertools import product
 from typing import Any, ClassVar, TypeVar
 
+from games.catalogue.crazy_eights.rules import (
+    ANNOUNCE,
+    CALLED_SUIT,
+    CATCH,
+    DRAW,
+    DRAW_ACTION,
+    EIGHT,
+    LAST_CARD_ACTION,
+    PASS,
+    PASS_ACTION,
+    CrazyEights,
+    EightsState,
+    hand_value,
+    sort_hand,
+)
 from games.rules.base import (
     RANKS,
     STANDARD_PACK,
@@ -89,21 +104,6 @@ from games.rules.base import (
     listed,
 )
 from games.rules.chance import Chance
-from games.rules.crazy_eights import (
-    ANNOUNCE,
-    CALLED_SUIT,
-    CATCH,
-    DRAW,
-    DRAW_ACTION,
-    EIGHT,
-    LAST_CARD_ACTION,
-    PASS,
-    PASS_ACTION,
-    CrazyEights,
-    EightsState,
-    hand_value,
-    sort_hand,
-)
 from games.rules.words import Names, Refusal, Wording, quote, word
 
 T = TypeVar("T")

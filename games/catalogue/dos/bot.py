@@ -61,8 +61,7 @@ from games.bots.search import Budget, Reading, against_average, lead, match_won
 from games.bots.seen import Seen
 from games.bots.streams import Dice
 from games.bots.worlds import copy_state, saved_start
-from games.rules.base import Action, GameState
-from games.rules.dos import (
+from games.catalogue.dos.rules import (
     DOS_WILD,
     PACK,
     DosState,
@@ -72,6 +71,7 @@ from games.rules.dos import (
     match_of,
     single_match,
 )
+from games.rules.base import Action, GameState
 
 CHANCE_LABELS = frozenset({"first-dealer", "deal", "reshuffle"})
 CALLS = ("dos", "catch")

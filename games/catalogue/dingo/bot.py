@@ -55,8 +55,7 @@ from games.bots.search import Budget, Reading, lead, match_won
 from games.bots.seen import Seen
 from games.bots.streams import Dice
 from games.bots.worlds import copy_state, saved_start
-from games.rules.base import Action, GameState
-from games.rules.dingo import (
+from games.catalogue.dingo.rules import (
     ACE_DINGO,
     ACE_RABBIT,
     ACE_WOLVES,
@@ -66,6 +65,7 @@ from games.rules.dingo import (
     DingoState,
     scoring_value,
 )
+from games.rules.base import Action, GameState
 
 CHANCE_LABELS = frozenset({"first-dealer", "deal"})
 TRIES = 8  # attempts with every card I passed where it may be, before placing it anywhere

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from games.bots import thumb
-from games.bots.memory import Memory
 from games.bots.policy import Policy
 from games.bots.search import Budget, Reading, against_average, lead, match_won
 from games.bots.seen import Seen
-from games.bots.worlds import Worlds
+from games.catalogue.crazy_eights import thumb
+from games.catalogue.crazy_eights.memory import Memory
+from games.catalogue.crazy_eights.rules import EightsState, hand_value
+from games.catalogue.crazy_eights.worlds import Worlds
 from games.rules.base import Action, GameState
-from games.rules.crazy_eights import EightsState, hand_value
 
 
 class EightsReading(Reading):
@@ -78,11 +78,7 @@ def call(seen: Seen) -> Action | None:
     return next((action for action in seen.legal if action["type"] in thumb.CALLS), None)
 
 
-# The budgets, by game, so that a decision takes about the same time in each
-# (``bench/bots.py``): an action of Dodo (its sets of cards, its chains) costs about three
-# times one of Crazy Eights, and Crazy 8 notes positions once the stock is empty (blocked
-# hands). On the two-core machine of ``docs/bots.md``, with its other core busy, p99 lands
-# at 0.3-0.4 s.
-CRAZY_EIGHTS = Policy(EightsReading, Budget(actions=11_000, more_seats=0.75), call)
-CRAZY_8 = Policy(EightsReading, Budget(actions=8_000, more_seats=0.75), call)
-DODO = Policy(EightsReading, Budget(actions=2_500, more_seats=0.7), call)
+# Crazy Eights' budget: on the two-core machine of ``docs/bots.md``, with its other core
+# busy, p99 lands at 0.3-0.4 s. Crazy 8 and Dodo take this bot with budgets of their own
+# (their packages), so that a decision takes about the same time in each (``bench/bots.py``).
+POLICY = Policy(EightsReading, Budget(actions=11_000, more_seats=0.75), call)

@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from games.bots.memory import Memory
 from games.bots.seen import Seen
+from games.catalogue.crazy_eights.memory import Memory
+from games.catalogue.crazy_eights.rules import EightsState, card_value
 from games.rules.base import Action, GameState, Ruleset
-from games.rules.crazy_eights import EightsState, card_value
 
 EIGHT = "8"
 SUITS = "CDHS"

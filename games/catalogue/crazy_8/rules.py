@@ -1,7 +1,7 @@
 """Crazy 8, head to head (``crazy-8``), and its house rules.
 
 It follows ``shared/rules/crazy-8-two-player.txt``; it is a preset of the
-Crazy Eights family (``games/rules/crazy_eights.py``), whose actions, chance
+Crazy Eights family (``games/catalogue/crazy_eights/rules.py``), whose actions, chance
 events and scoring it shares. ``docs/rules/crazy-8.md`` gives the
 interpretations.
 
@@ -64,6 +64,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from games.catalogue.crazy_eights.rules import (
+    ANNOUNCE,
+    CALLED_SUIT,
+    CARD,
+    CATCH,
+    DRAW,
+    DRAW_ACTION,
+    EIGHT,
+    LAST_CARD_ACTION,
+    PASS,
+    PASS_ACTION,
+    CrazyEights,
+    EightsState,
+)
 from games.rules.base import (
     STANDARD_PACK,
     SUITS,
@@ -79,20 +93,6 @@ from games.rules.base import (
     listed,
 )
 from games.rules.chance import Chance
-from games.rules.crazy_eights import (
-    ANNOUNCE,
-    CALLED_SUIT,
-    CARD,
-    CATCH,
-    DRAW,
-    DRAW_ACTION,
-    EIGHT,
-    LAST_CARD_ACTION,
-    PASS,
-    PASS_ACTION,
-    CrazyEights,
-    EightsState,
-)
 from games.rules.words import Names, Refusal, Wording, suit_name, word
 
 NAMED = Field(is_suit, 'name one of C, D, H, S: {"type": "name", "suit": "H"}')

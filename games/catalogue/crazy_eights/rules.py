@@ -2,8 +2,8 @@
 
 ``crazy-eights`` follows ``shared/rules/crazy-eights.txt``. Its state,
 :class:`EightsState`, is also the base of the family's other presets, each in
-its own module: Crazy 8 (``games/rules/crazy_8.py``) and Dodo
-(``games/rules/dodo.py``). What the family shares is here: the deal, the
+its own module: Crazy 8 (``games/catalogue/crazy_8/rules.py``) and Dodo
+(``games/catalogue/dodo/rules.py``). What the family shares is here: the deal, the
 stock and its reshuffle, plays that match by rank or suit, draws, passes and
 blocked deals, a deal going round in circles, the chain of cards owed and the
 catch of a silent last card, scoring and the match's end. What a preset adds
