@@ -131,7 +131,9 @@ class ToyState(GameState):
     def legal_actions(self, seat: int) -> list[Action]:
         if seat not in self.to_act:
             return []
-        plays = [listed({"type": "play", "card": card}) for card in sorted(self.playable(seat))]
+        plays: list[Action] = [
+            listed({"type": "play", "card": card}) for card in sorted(self.playable(seat))
+        ]
         return plays or [DRAW_ACTION if self.stock else PASS_ACTION]
 
     def explain_illegal(self, seat: int, action: Action) -> Refusal:
