@@ -1,7 +1,7 @@
 """The web's own work a move, in-process: CPU, or instructions counted by callgrind.
 
     python bench/web.py [--moves 300] [--warm 100] [--what move|get|floor] [--callgrind]
-                        [--tree DIR]
+                        [--tree DIR] [--profile tottime|cumtime]
 
 Plays two-seat Crazy Eights moves as ``bench/api.py``'s clients do (the seat to act
 GETs the table, POSTs one of its legal actions), but through Django's
@@ -18,7 +18,9 @@ cost follows its game: the same code counted from 8.0 M to 10.2 M instructions a
 move over random deals). So are the players' choices.
 
 Printed: the thread's CPU a step (a move is its GET and its POST, with the
-client's own encoding and decoding, a few per cent). With ``--callgrind`` the
+client's own encoding and decoding, a few per cent) and the SQL statements a step
+(Django's own count: a connection's health check is not among them). ``--profile``
+adds cProfile's table of the measured steps. With ``--callgrind`` the
 bench runs itself under ``valgrind --tool=callgrind``, counting only the
 measured steps, and prints the instructions a step: the figure a shared,
 noisy machine does not disturb (``docs/speed.md``). The process does not freeze
@@ -32,9 +34,12 @@ from its own folder with its own modules.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import cProfile
 import io
 import json
 import os
+import pstats
 import random
 import re
 import subprocess
@@ -153,6 +158,8 @@ def measure(args: argparse.Namespace) -> None:
     only(tree)  # bench's modules are in: from here on, the tree's own
     fresh_database("bench/web.py", "games_table", "games_outboxitem", "auth_user")
     from django.core.handlers.wsgi import WSGIHandler
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
 
     import games.services
     from bench.api import make_players
@@ -170,15 +177,23 @@ def measure(args: argparse.Namespace) -> None:
     counting = args.count_instructions
     if counting:
         subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())], capture_output=True)
+    # The profile counts this thread's CPU, not the time waiting on the database.
+    profile = cProfile.Profile(time.thread_time) if args.profile else None
+    # Django's count of the statements, except under callgrind (its log costs instructions).
+    queries = CaptureQueriesContext(connection)
     cpu = time.thread_time()
-    for _ in range(args.moves):
-        step()
+    with profile or contextlib.nullcontext(), contextlib.nullcontext() if counting else queries:
+        for _ in range(args.moves):
+            step()
     cpu = time.thread_time() - cpu
     if counting:
         subprocess.run(["callgrind_control", "-i", "off", str(os.getpid())], capture_output=True)
+    counted = "" if counting else f", {len(queries) / args.moves:.2f} queries a step"
     print(
-        f"{args.what}: {args.moves} steps from {tree}, CPU {cpu / args.moves * 1e3:.3f} ms a step"
+        f"{args.what}: {args.moves} steps from {tree}, CPU {cpu / args.moves * 1e3:.3f} ms a step{counted}"
     )
+    if profile is not None:
+        pstats.Stats(profile).sort_stats(args.profile).print_stats(40)
 
 
 def under_callgrind(args: argparse.Namespace) -> None:
@@ -205,6 +220,11 @@ def main() -> None:
     parser.add_argument("--what", choices=["move", "get", "floor"], default="move")
     parser.add_argument("--callgrind", action="store_true", help="count instructions")
     parser.add_argument("--tree", help="measure another copy of the code")
+    parser.add_argument(
+        "--profile",
+        choices=["tottime", "cumtime"],
+        help="profile the measured steps (cProfile) and print the functions by this order",
+    )
     parser.add_argument("--count-instructions", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.callgrind:

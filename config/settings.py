@@ -50,6 +50,16 @@ DATABASES["default"].setdefault(
     "CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=600 if PRODUCTION else 0)
 )
 DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.bool(
+    "FAIRDEAL_PREPARED_STATEMENTS", default=True
+):
+    # psycopg binds the parameters on the server and prepares a statement once it has run
+    # twice on a connection: PostgreSQL parses and plans the few statements of a move once
+    # (Django's "PostgreSQL notes"). Off behind PgBouncer in transaction mode without its
+    # max_prepared_statements, where a prepared statement does not follow the session.
+    postgresql = DATABASES["default"].setdefault("OPTIONS", {})
+    postgresql.setdefault("server_side_binding", True)
+    postgresql.setdefault("prepare_threshold", 2)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     # The one-command run has two writers, the web process and the worker. Readers
