@@ -59,6 +59,21 @@ def started_toy_table(seats: int = 2) -> tuple[Table, dict[int, Any]]:
     return Table.objects.get(pk=table_id), clients
 
 
+def play_to_the_end(table: Table, clients: dict[int, Any], rng: random.Random) -> dict[str, Any]:
+    """Each seat to act takes one of its legal actions through the API; the last answer."""
+    view = body(clients[0].get(table_url(table.pk)))
+    for _ in range(100):
+        if view["status"] != "playing":
+            return view
+        (seat,) = view["to_act"]
+        view = body(clients[seat].get(table_url(table.pk)))
+        action = rng.choice(view["legal_actions"])
+        response = move(clients[seat], table.pk, view["version"], action)
+        assert response.status_code == 200, (action, response.content)
+        view = body(response)
+    raise AssertionError("a toy match ends within a hundred moves")
+
+
 def test_toy_is_in_the_catalogue_only_while_registered(toy: Game) -> None:
     games = {game["id"]: game for game in body(client_for().get("/api/games/"))["games"]}
 
@@ -88,20 +103,12 @@ def test_two_or_three_players_play_toy_to_the_end_through_the_api_and_its_record
     toy: Game, seats: int
 ) -> None:
     table, clients = started_toy_table(seats)
-    rng = random.Random(f"toy/{seats}")
     view = body(clients[0].get(table_url(table.pk)))
     assert view["status"] == "playing"
     assert len(view["you"]["hand"]) == 4
     assert set(view["you"]["hand"]) <= set(PACK)
-    for _ in range(100):
-        if view["status"] != "playing":
-            break
-        (seat,) = view["to_act"]
-        view = body(clients[seat].get(table_url(table.pk)))
-        action = rng.choice(view["legal_actions"])
-        response = move(clients[seat], table.pk, view["version"], action)
-        assert response.status_code == 200, (action, response.content)
-        view = body(response)
+
+    view = play_to_the_end(table, clients, random.Random(f"toy/{seats}"))
 
     assert view["status"] == "finished"
     result = view["result"]
@@ -184,3 +191,19 @@ def test_a_game_without_a_bot_offers_and_accepts_only_easy_bots(toy: Game) -> No
     (alice,) = make_users("alice")
     normal = {**NEW_TOY_TABLE, "bots": [{"seat": 1, "level": "normal"}]}
     assert client_for(alice).post(TABLES, normal, format="json").status_code == 400
+
+
+def test_the_new_table_form_the_leaderboard_and_the_replay_serve_toy(toy: Game) -> None:
+    table, clients = started_toy_table()
+    play_to_the_end(table, clients, random.Random("toy replay"))
+    client = Client()
+    client.force_login(table.seats.get(number=0).user)
+
+    assert 'value="toy"' in client.get("/tables/new/").content.decode()
+    assert client.get("/leaderboard/toy/").status_code == 200
+    assert body(client_for().get("/api/leaderboard/toy/"))["game"] == "toy"
+    replay = client.get(page_url(table, "replay"))
+    assert replay.status_code == 200
+    last = Table.objects.get(pk=table.pk).moves.order_by("-seq").first()
+    assert last is not None
+    assert GAME.ruleset.action_text(last.action) in replay.content.decode()
