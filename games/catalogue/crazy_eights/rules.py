@@ -380,9 +380,10 @@ class EightsState(GameState):
         """
         if self.result is not None:
             return []
-        if seat not in self._legal_by_seat:
-            self._legal_by_seat[seat] = self._find_legal(seat)
-        return list(self._legal_by_seat[seat])
+        legal = self._legal_by_seat.get(seat)
+        if legal is None:
+            legal = self._legal_by_seat[seat] = self._find_legal(seat)
+        return list(legal)
 
     def _find_legal(self, seat: int) -> list[Action]:
         """What ``seat`` may do now, worked out (the match not over): its turn's actions."""
