@@ -344,7 +344,7 @@ word(
         ", which do not match {target} by number",
     ),
     match_as_listed=Wording(
-        "write the match as your legal actions list it: {listed}",
+        "write the match as your legal actions list it, the one in which you {listed}",
         ", written otherwise than its legal actions listed it",
     ),
     match_or_end=Wording(
@@ -614,10 +614,11 @@ class DosState(GameState):
             return Refusal("no_number_match", {"cards": " and ".join(cards), "target": target})
         if "dos" in action and len(left) != 2:
             return Refusal("dos_not_two")
-        listed = found.action()
+        # The listed match in DOS's own words, as its action text gives it.
+        words = _match_words(found.action())
         if "dos" in action:
-            listed["dos"] = True
-        return Refusal("match_as_listed", {"listed": quote(listed)})
+            words = f"{words} and called DOS"
+        return Refusal("match_as_listed", {"listed": words})
 
     # -- acting ----------------------------------------------------------------
 
