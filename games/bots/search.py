@@ -39,7 +39,7 @@ Everything else is this module's, the same for every game:
 The playouts are nearly all the time, so they do no more than they must,
 without changing what they compute (``tests/bots/test_search.py`` plays them
 against a plain playout): a world after the first is a copy of the first with
-its own cards, each candidate plays on a copy of it (``copy_state``, not a
+its own cards, each candidate plays on a copy of it (``GameState.copy``, not a
 load), an action just taken from the legal actions is applied unchecked
 (``GameState.apply_legal``), a forced action asks the rules of thumb nothing,
 and the deal after the one played out, which the engine deals at once, is not
@@ -65,7 +65,6 @@ from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
 from games.bots.streams import Dice
-from games.bots.worlds import copy_state
 from games.rules.base import Action, GameState
 from games.rules.chance import Chance
 
@@ -173,7 +172,7 @@ def choose(reading: Reading, me: int, budget: Budget, dice: Dice) -> Action:
         chance = dice.chance("playout", number)
         results = []
         for index in indices:
-            state = copy_state(world)
+            state = world.copy()
             if number == 0 and not _legal_in(state, me, candidates[index]):
                 return None  # a world that is not the seat's: never expected
             results.append(

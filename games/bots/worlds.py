@@ -1,11 +1,12 @@
-"""What every game's imagined worlds start from: the saved state's common part, and a copy to play on."""
+"""What every game's imagined worlds start from: the saved state's common part.
+
+A world to play on is copied with ``GameState.copy``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from games.bots.seen import Seen
-from games.rules.base import GameState
 
 
 def saved_start(seen: Seen, chance_seq: int) -> dict[str, Any]:
@@ -22,24 +23,3 @@ def saved_start(seen: Seen, chance_seq: int) -> dict[str, Any]:
         "chance_seq": chance_seq,
         "result": None,
     }
-
-
-def copy_state(state: GameState) -> GameState:
-    """A copy of ``state`` to play on, as ``ruleset.load(state.to_json())`` would make it.
-
-    Several times quicker than loading: every attribute as it is, each list
-    copied (and the lists in it: the hands) and each dict. The copy is of the
-    same position, so whatever the state worked out for it holds for the copy
-    too. The engine's states hold nothing else that changes
-    (``tests/bots/test_memory.py`` checks the copy against a load); a public
-    ``GameState.copy`` in the engine would take this one's place.
-    """
-    copied = object.__new__(type(state))
-    fields = copied.__dict__
-    for name, value in state.__dict__.items():
-        if type(value) is list:
-            value = [list(item) if type(item) is list else item for item in value]
-        elif type(value) is dict:
-            value = dict(value)
-        fields[name] = value
-    return copied

@@ -23,7 +23,6 @@ import pytest
 
 from games.bots import LEVELS, Budget, choose, seen_from
 from games.bots.streams import Dice
-from games.bots.worlds import copy_state
 from games.catalogue.dingo.bot import DingoMemory, DingoWorlds, Knowledge, keep_value, ranked
 from games.catalogue.dingo.rules import Dingo, DingoState
 from games.rules.base import Event
@@ -89,7 +88,7 @@ def test_every_world_built_is_the_state_its_saved_form_loads() -> None:
             assert vars(built) == vars(loaded)
             before = json.dumps(built.to_json(), sort_keys=True)
             chance = SeededChance(bytes(32))
-            copied = copy_state(built)
+            copied = built.copy()
             for _ in range(30):
                 if copied.is_over:
                     break

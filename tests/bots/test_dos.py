@@ -26,7 +26,6 @@ import pytest
 
 from games.bots import LEVELS, Budget, choose, seen_from
 from games.bots.streams import Dice
-from games.bots.worlds import copy_state
 from games.catalogue.dos.bot import DosMemory, DosWorlds
 from games.catalogue.dos.rules import Dos, DosState
 from games.rules.base import Event
@@ -120,7 +119,7 @@ def test_every_world_built_is_the_state_its_saved_form_loads() -> None:
             assert vars(built) == vars(loaded)
             before = json.dumps(built.to_json(), sort_keys=True)
             chance = SeededChance(bytes(32))
-            copied = copy_state(built)
+            copied = built.copy()
             for _ in range(30):
                 if copied.is_over:
                     break

@@ -25,7 +25,6 @@ from typing import Any
 
 from games.bots.seen import seen_from
 from games.bots.streams import Dice
-from games.bots.worlds import copy_state
 from games.catalogue.crazy_eights.memory import Memory, Slot
 from games.catalogue.crazy_eights.rules import CrazyEights
 from games.catalogue.crazy_eights.worlds import Worlds
@@ -97,7 +96,7 @@ def test_a_sampled_world_looks_the_same_from_the_seat() -> None:
 
 
 def test_every_world_built_is_the_state_its_saved_form_loads() -> None:
-    """``Worlds.build`` copies its first world for the next (``copy_state``): as loading would make it."""
+    """``Worlds.build`` copies its first world for the next (``GameState.copy``): as loading would make it."""
     for number, (state, events, seat) in enumerate(
         positions(random.Random(4), POSITIONS // 3, games=FAMILY)
     ):
@@ -112,7 +111,7 @@ def test_every_world_built_is_the_state_its_saved_form_loads() -> None:
             assert vars(built) == vars(loaded)
             # Played on, a copy shares nothing with what it was copied from.
             before = json.dumps(built.to_json(), sort_keys=True)
-            copied = copy_state(built)
+            copied = built.copy()
             chance = SeededChance(bytes(32))
             for _ in range(20):
                 if copied.is_over or not copied.to_act:

@@ -14,7 +14,6 @@ from games.bots import Budget, Policy, search, seen_from
 from games.bots.search import Reading
 from games.bots.seen import Seen
 from games.bots.streams import Dice
-from games.bots.worlds import copy_state
 from games.catalogue import GAMES, RULESETS
 from games.catalogue.crazy_eights import bot as eights
 from games.catalogue.crazy_eights import thumb
@@ -179,7 +178,7 @@ def test_a_playout_plays_what_the_plain_one_does(game: str) -> None:
         world = worlds.imagine(Dice(seed_of("world", number)))
         for action in seen.legal:
             chance = SeededChance(seed_of("playout", number))
-            fast = search.playout(copy_state(world), seen.seat, action, chance, reading, 60)
+            fast = search.playout(world.copy(), seen.seat, action, chance, reading, 60)
             loaded = seen.ruleset.load(world.to_json())
             assert plain_playout(loaded, seen.seat, action, chance, reading, 60) == fast
             compared += 1

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from games.catalogue import RULESETS, find_ruleset
-from games.rules import GameOver, NotYourTurn
+from games.catalogue import RULESETS, VERSIONS, find_ruleset
+from games.rules import GameOver, InvalidOptions, NotYourTurn
 from games.rules.base import (
     Action,
     ActionForm,
@@ -376,3 +376,45 @@ def test_a_per_seat_fields_defaults_are_each_seats_own(each: Any) -> None:
     changeable = [value for value in fresh if isinstance(value, list | dict)]
     assert len({id(value) for value in changeable}) == len(changeable)  # none shared
     assert all(value is not each for value in changeable)
+
+
+# -- copying -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", sorted(VERSIONS))
+def test_a_copy_saves_as_its_original_and_playing_on_it_leaves_the_original_as_it_was(
+    version: str,
+) -> None:
+    ruleset = VERSIONS[version]
+    seats = 4  # where the preset allows four
+    try:
+        ruleset.validate(seats, {})
+    except InvalidOptions:
+        seats = ruleset.min_seats
+    chance = SeededChance(SEED)
+    state, _ = ruleset.new_game(seats, {}, chance)
+    rng = random.Random(version)
+    for step in range(300):
+        if state.is_over:
+            break
+        if step % 7 == 0:
+            saved = json.dumps(state.to_json(), sort_keys=True)
+            legal = {seat: state.legal_actions(seat) for seat in range(seats)}
+            copied = state.copy()
+            assert type(copied) is type(state)
+            assert json.dumps(copied.to_json(), sort_keys=True) == saved
+            assert vars(copied) == vars(ruleset.load(state.to_json())) | {
+                # What the state worked out for its position holds for the copy too.
+                name: value
+                for name, value in vars(state).items()
+                if name.startswith("_")
+            }
+            for _ in range(20):
+                if copied.is_over or not copied.to_act:
+                    break
+                seat = copied.to_act[0]
+                copied.apply(seat, rng.choice(copied.legal_actions(seat)), SeededChance(SEED))
+            assert json.dumps(state.to_json(), sort_keys=True) == saved
+            assert {seat: state.legal_actions(seat) for seat in range(seats)} == legal
+        seat = state.to_act[0]
+        state.apply(seat, rng.choice(state.legal_actions(seat)), chance)

@@ -25,7 +25,7 @@ from typing import Any
 
 from games.bots.seen import Seen
 from games.bots.streams import Dice
-from games.bots.worlds import copy_state, saved_start
+from games.bots.worlds import saved_start
 from games.catalogue.crazy_eights.memory import Memory, Slot
 from games.catalogue.crazy_eights.rules import EightsState
 from games.rules.base import GameState
@@ -160,8 +160,8 @@ class Worlds:
         """
         if self._first is None:
             self._first = self.seen.ruleset.load(self.saved(hands, stock, pile))
-            return copy_state(self._first)
-        state = copy_state(self._first)
+            return self._first.copy()
+        state = self._first.copy()
         assert isinstance(state, EightsState)
         state.hands, state.stock, state.pile = hands, stock, pile
         return state

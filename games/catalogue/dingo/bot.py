@@ -54,7 +54,7 @@ from games.bots.policy import Policy
 from games.bots.search import Budget, Reading, lead, match_won
 from games.bots.seen import Seen
 from games.bots.streams import Dice
-from games.bots.worlds import copy_state, saved_start
+from games.bots.worlds import saved_start
 from games.catalogue.dingo.rules import (
     ACE_DINGO,
     ACE_RABBIT,
@@ -325,7 +325,7 @@ class DingoWorlds:
             first = self.seen.ruleset.load(self.saved(hands))
             assert isinstance(first, DingoState)
             self._first = first
-        state = copy_state(self._first)
+        state = self._first.copy()
         assert isinstance(state, DingoState)
         state.hands = hands
         return state

@@ -60,7 +60,7 @@ from games.bots.policy import Policy
 from games.bots.search import Budget, Reading, against_average, lead, match_won
 from games.bots.seen import Seen
 from games.bots.streams import Dice
-from games.bots.worlds import copy_state, saved_start
+from games.bots.worlds import saved_start
 from games.catalogue.dos.rules import (
     DOS_WILD,
     PACK,
@@ -544,7 +544,7 @@ class DosWorlds:
             first = self.seen.ruleset.load(self.saved(hands, deck))
             assert isinstance(first, DosState)
             self._first = first
-        state = copy_state(self._first)
+        state = self._first.copy()
         assert isinstance(state, DosState)
         state.hands, state.deck = hands, deck
         return state
