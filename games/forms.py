@@ -305,12 +305,12 @@ class TableForm(forms.Form):
         """The seats for bots, the last ones, as the services take them (once valid)."""
         data = self.cleaned_data
         count, seats = data.get("bots") or 0, data["seats"]
-        level = data.get("bot_level") or BotLevel.NORMAL
+        level = data.get("bot_level") or None  # None: the game's own default
         return [{"seat": n, "level": level} for n in range(seats - count, seats)]
 
     def bot_fill_request(self) -> dict[str, Any] | None:
         after = self.cleaned_data.get("bot_fill")
-        level = self.cleaned_data.get("bot_level") or BotLevel.NORMAL
+        level = self.cleaned_data.get("bot_level") or None
         return None if after is None else {"after": after, "level": level}
 
     @property

@@ -22,8 +22,8 @@ from config.errors import ServiceError
 from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, seed_for
 from games import health, notifications, outbox, selectors
-from games.catalogue import find_ruleset
-from games.models import CANCELLED, EXPIRED, BotLevel, Move, OutboxItem, Seat, Table
+from games.catalogue import find_game, find_ruleset
+from games.models import CANCELLED, EXPIRED, Move, OutboxItem, Seat, Table
 from games.rules import Event, GameState
 from games.rules.base import RESIGNED, TIMEOUT
 from games.rules.chance import SEED_BYTES, SeededChance, commitment
@@ -244,17 +244,25 @@ def _bot_levels(
     """The seats the host gives to bots, and each bot's level; the host sits in seat 0."""
     levels: dict[int, str] = {}
     for bot in bots or ():
-        number, level = bot.get("seat"), bot.get("level", BotLevel.NORMAL)
+        number = bot.get("seat")
         if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < seats:
             raise InvalidBots(f"a bot's seat is a number from 1 to {seats - 1}")
         if number == 0:
             raise InvalidBots("seat 0 is yours: put bots in the other seats")
         if number in levels:
             raise InvalidBots(f"seat {number} is given to a bot twice")
-        if level not in BotLevel.values:
-            raise InvalidBots(f"a bot's level is one of {', '.join(BotLevel.values)}")
-        levels[number] = level
+        levels[number] = _bot_level(ruleset, bot.get("level"))
     return levels
+
+
+def _bot_level(ruleset: Any, level: object) -> str:
+    """A bot's level at the game of ``ruleset``: the game's default when None, else one it plays."""
+    game = find_game(ruleset.id)
+    if level is None:
+        return game.bot_level
+    if level not in game.bot_levels:
+        raise InvalidBots(f"a bot's level at {ruleset.name} is one of {', '.join(game.bot_levels)}")
+    return str(level)
 
 
 def _check_bots_allowed(ruleset: Any, seats: int, rated: bool) -> None:
@@ -274,16 +282,14 @@ def _bot_fill(
     if fill is None:
         return None, ""
     _check_bots_allowed(ruleset, seats, rated)
-    after, level = fill.get("after"), fill.get("level", BotLevel.NORMAL)
+    after = fill.get("after")
     low, high = settings.FAIRDEAL_MIN_BOT_FILL_SECONDS, settings.FAIRDEAL_OPEN_TABLE_SECONDS
     if isinstance(after, bool) or not isinstance(after, int) or not low <= after < high:
         raise InvalidBots(
             f"bots fill the free seats after {low} seconds or more, and before the table"
             f" expires unfilled ({high} seconds)"
         )
-    if level not in BotLevel.values:
-        raise InvalidBots(f"a bot's level is one of {', '.join(BotLevel.values)}")
-    return now + timedelta(seconds=after), level
+    return now + timedelta(seconds=after), _bot_level(ruleset, fill.get("level"))
 
 
 def _check_bot_tables(user: AbstractBaseUser) -> None:

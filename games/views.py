@@ -18,8 +18,8 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from games import health, selectors, services
-from games.catalogue import RULESETS, find_ruleset
-from games.models import BotLevel, Table
+from games.catalogue import GAMES, find_ruleset
+from games.models import Table
 from games.serializers import (
     CatalogueSerializer,
     ErrorSerializer,
@@ -95,8 +95,8 @@ class CatalogueView(APIView):
         return Response(
             {
                 "games": [
-                    {**ruleset.describe(), "bot_levels": list(BotLevel.values)}
-                    for ruleset in RULESETS.values()
+                    {**game.ruleset.describe(), "bot_levels": list(game.bot_levels)}
+                    for game in GAMES.values()
                 ]
             }
         )

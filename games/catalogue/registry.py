@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from games.bots import LEVELS
 from games.bots.policy import Policy
 from games.catalogue.presentation import Presentation
 from games.rules.base import RulesError, Ruleset
@@ -40,6 +41,16 @@ class Game:
     @property
     def versions(self) -> tuple[Ruleset, ...]:
         return (self.ruleset, *self.older)
+
+    @property
+    def bot_levels(self) -> tuple[str, ...]:
+        """The levels its bots play at: every level with a bot of its own, else ``easy`` alone."""
+        return LEVELS if self.bot is not None else LEVELS[:1]
+
+    @property
+    def bot_level(self) -> str:
+        """A bot's level when the host names none: ``normal``, or ``easy`` where that is all."""
+        return "normal" if "normal" in self.bot_levels else self.bot_levels[0]
 
 
 GAMES: dict[str, Game] = {}

@@ -316,11 +316,11 @@ def test_a_crashed_decision_is_tried_again_then_made_at_normal(
     real = bot_play.choose
     levels: list[str] = []
 
-    def crashing(seen: Any, level: str, stream: bytes) -> Any:
+    def crashing(policy: Any, seen: Any, level: str, stream: bytes) -> Any:
         levels.append(level)
         if level == "strong":
             raise RuntimeError("the search fell over")
-        return real(seen, level, stream)
+        return real(policy, seen, level, stream)
 
     monkeypatch.setattr(bot_play, "choose", crashing)
     (ann,) = make_users("ann")
@@ -341,9 +341,9 @@ def test_a_bot_is_given_its_seats_view_and_history_at_the_version_it_decides_on(
     asked: list[tuple[Any, bytes]] = []
     real = bot_play.choose
 
-    def spy(seen: Any, level: str, stream: bytes) -> Any:
+    def spy(policy: Any, seen: Any, level: str, stream: bytes) -> Any:
         asked.append((seen, stream))
-        return real(seen, level, stream)
+        return real(policy, seen, level, stream)
 
     monkeypatch.setattr(bot_play, "choose", spy)
     (ann,) = make_users("ann")

@@ -180,12 +180,6 @@ def test_a_toy_move_posted_through_the_page_is_played(toy: Game) -> None:
     assert said in page  # the log, in the toy's own words
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the catalogue and the services offer every bot level for every game; a game "
-    "registered without a bot (bot=None) plays at 'easy' only: above it, each decision "
-    "logs UnknownLevel as a crash before games.bot_play.decide falls back to 'easy'",
-)
 def test_a_game_without_a_bot_offers_and_accepts_only_easy_bots(toy: Game) -> None:
     games = {game["id"]: game for game in body(client_for().get("/api/games/"))["games"]}
     assert games["toy"]["bot_levels"] == ["easy"]
