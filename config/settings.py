@@ -427,9 +427,6 @@ REST_FRAMEWORK = {
 # web process, and local memory counts atomically within it (the database cache would
 # not help: its incr is a read and then a write, not atomic across processes either).
 CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
-if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
-    # The same cache, one Redis client per pool rather than one per call (config/cache.py).
-    CACHES["default"]["BACKEND"] = "config.cache.RedisCache"
 if FAIRDEAL_ENV == "test":
     # pytest-xdist's workers share one Redis database: each counts under its own prefix.
     CACHES["default"]["KEY_PREFIX"] = "test-" + env.str("PYTEST_XDIST_WORKER", default="main")
