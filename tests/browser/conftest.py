@@ -95,14 +95,30 @@ def live_server_stderr() -> Iterator[io.StringIO]:
 
 
 @pytest.fixture
-def site(live_server: Any, live_server_stderr: io.StringIO) -> Iterator[str]:
+def site(
+    live_server: Any, live_server_stderr: io.StringIO, request: pytest.FixtureRequest
+) -> Iterator[str]:
     # What a page left running by the test before wrote once its database was emptied
     # (a request ending after the test, its connection's checks failing) is not this test's.
     live_server_stderr.seek(0)
     live_server_stderr.truncate()
     yield live_server.url
+    if "browser" in request.fixturenames:
+        close_every_context(request.getfixturevalue("browser"))
     failed = live_server_stderr.getvalue()
     assert not failed, f"the live server failed a request of this test:\n{failed}"
+
+
+def close_every_context(browser: Any) -> None:
+    """Close the pages a test opened, before its database is emptied.
+
+    A page left open goes on polling the session's live server after its test: the
+    request then fails (its database is gone), and the server thread's traceback,
+    formatted by Python 3.11 with ``ast.parse``, races another test's ``ast.parse``
+    in the same process (CPython keeps the AST converter's depth in shared state:
+    "SystemError: AST constructor recursion depth mismatch")."""
+    for context in list(browser.contexts):
+        context.close()
 
 
 # -- helpers shared by the tests that play at a table ---------------------------------
