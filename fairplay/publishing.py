@@ -11,7 +11,7 @@ from typing import Any
 
 from fairplay.keys import signing_key
 from fairplay.record import build_record, log_entry
-from fairplay.services import contributions_of, receipt_view
+from fairplay.services import contributions_of, receipts_of
 from fairplay.signing import key_id, sign
 from games.models import Move, Table
 from games.rules.chance import DERIVATION_VERSION
@@ -50,7 +50,7 @@ def public_record(table: Table) -> dict[str, Any]:
         "rated": table.rated,
         "seats": _seats(table),
         "commitment": table.commitment,
-        "contributions": [receipt_view(c) for c in contributions_of(table)],
+        "contributions": receipts_of(table),
         "created_at": iso(table.created_at),
         "started_at": iso(table.started_at),
         "cancelled": cancelled_view(table),

@@ -47,7 +47,8 @@ def parse_entropy(value: Any) -> bytes:
 
 
 def add_contribution(*, table: Any, seat: int, entropy: Any) -> Contribution:
-    """Record a seat's contribution. The caller holds the table's row lock and checked it is open."""
+    """Record a seat's contribution, and show its receipt on the table's row
+    (``Table.receipts``). The caller holds the table's row lock and checked it is open."""
     data = parse_entropy(entropy)
     receipt = record_receipt(data)
     existing = Contribution.objects.filter(table=table)
@@ -55,7 +56,12 @@ def add_contribution(*, table: Any, seat: int, entropy: Any) -> Contribution:
         raise AlreadyContributed("you have already contributed to this table's seed")
     if existing.filter(receipt=receipt).exists():
         raise DuplicateEntropy("that entropy has already been contributed at this table")
-    return Contribution.objects.create(table=table, seat=seat, entropy=data, receipt=receipt)
+    contribution = Contribution.objects.create(
+        table=table, seat=seat, entropy=data, receipt=receipt
+    )
+    table.receipts = receipts_of(table)
+    table.save(update_fields=["receipts"])
+    return contribution
 
 
 def contributions_of(table: Any) -> list[Contribution]:
@@ -66,6 +72,11 @@ def contributions_of(table: Any) -> list[Contribution]:
 def seed_for(table: Any) -> bytes:
     """The game seed: the server seed mixed with every contribution, in seat order."""
     return game_seed(bytes(table.server_seed), [bytes(c.entropy) for c in contributions_of(table)])
+
+
+def receipts_of(table: Any) -> list[dict[str, Any]]:
+    """The receipts of the table's contributions, as its row shows them (by seat number)."""
+    return [receipt_view(c) for c in contributions_of(table)]
 
 
 def receipt_view(contribution: Contribution) -> dict[str, Any]:

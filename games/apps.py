@@ -7,4 +7,8 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         # The outbox finds its handlers by name: register the games' own.
-        from games import bot_play, notifications  # noqa: F401
+        from games import (  # noqa: F401
+            bot_play,
+            notifications,
+            signals,
+        )

@@ -4,9 +4,20 @@ The log is the truth: ``Move`` rows in ``seq`` order, replayed from the
 table's seed through the rules engine, give the game's state. ``Table.state``
 is a cache of that replay, written in the same transaction as each move, and
 ``manage.py check_replays`` proves the two agree.
+
+The table's row also carries the rest of what its view shows, so that the view
+is one read of one row: its seats as shown (``seating``, from the ``Seat`` rows
+and their players), the tail of its log (``log_tail``, its last moves) and its
+seed's receipts (``receipts``). They too are caches, written under the row's
+lock in the transaction that changes what they show, and ``check_replays``
+proves them equal to the rows they come from.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -62,6 +73,12 @@ class Table(models.Model):
     # The host's choice: seats still free at this time are filled with bots of this level.
     bot_fill_at = models.DateTimeField(null=True, blank=True)
     bot_fill_level = models.CharField(max_length=8, choices=BotLevel.choices, blank=True)
+    # What the view shows beside the state, cached on the row (above): each seat as
+    # ``Seated.to_json``, the last moves as ``Move.entry``, the receipts as
+    # ``fairplay.services.receipt_view``.
+    seating = models.JSONField(default=list, blank=True, editable=False)
+    log_tail = models.JSONField(default=list, blank=True, editable=False)
+    receipts = models.JSONField(default=list, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -140,6 +157,10 @@ class Table(models.Model):
     def __str__(self) -> str:
         return f"{self.game} table {self.pk} ({self.status})"
 
+    def seated(self) -> list[Seated]:
+        """The table's seats in order, as its row shows them."""
+        return [Seated.from_json(entry) for entry in self.seating]
+
 
 class Seat(models.Model):
     # No index of its own: seat_number_unique (table, number) begins with it.
@@ -185,6 +206,57 @@ class Seat(models.Model):
     def __str__(self) -> str:
         return f"seat {self.number} of table {self.table_id}"
 
+
+@dataclass(frozen=True, slots=True)
+class Seated:
+    """A seat as its table's row shows it (``Table.seating``): who sits there, and when
+    the action it owes is due. Made from the seat's row and its player (:meth:`of`)."""
+
+    number: int
+    pk: int
+    user_id: int | None
+    username: str | None
+    is_bot: bool
+    bot_level: str
+    deadline_at: datetime | None
+
+    @classmethod
+    def of(cls, seat: Seat) -> Seated:
+        """``seat`` as shown; its player read with it (``select_related("user")``)."""
+        return cls(
+            number=seat.number,
+            pk=seat.pk,
+            user_id=seat.user_id,
+            username=seat.user.username if seat.user_id is not None else None,
+            is_bot=seat.is_bot,
+            bot_level=seat.bot_level,
+            deadline_at=seat.deadline_at,
+        )
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Seated:
+        due = data["deadline"]
+        return cls(
+            number=data["number"],
+            pk=data["id"],
+            user_id=data["user_id"],
+            username=data["username"],
+            is_bot=data["bot"],
+            bot_level=data["level"],
+            deadline_at=datetime.fromisoformat(due) if due is not None else None,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "id": self.pk,
+            "user_id": self.user_id,
+            "username": self.username,
+            "bot": self.is_bot,
+            "level": self.bot_level,
+            "deadline": self.deadline_at.isoformat() if self.deadline_at is not None else None,
+        }
+
     @property
     def is_free(self) -> bool:
         return self.user_id is None and not self.is_bot
@@ -192,8 +264,8 @@ class Seat(models.Model):
     @property
     def name(self) -> str | None:
         """What the table calls the seat's player: the username, "bot 2"; None while free."""
-        if self.user_id is not None:
-            return self.user.username
+        if self.username is not None:
+            return self.username
         return f"bot {self.number}" if self.is_bot else None
 
 
@@ -232,6 +304,15 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"move {self.seq} of table {self.table_id}"
+
+    def entry(self) -> dict[str, Any]:
+        """The move as the tail of its table's log shows it (``Table.log_tail``)."""
+        return {
+            "seq": self.seq,
+            "seat": self.seat,
+            "at": self.created_at.isoformat(),
+            "events": self.events,
+        }
 
 
 class Notice(models.Model):

@@ -356,7 +356,7 @@ def _who(table: Table, number: int, names: dict[int, str], reader: int) -> str:
 
 def game_over_mail(table: Table, seat: Seat) -> tuple[str, str]:
     result = table.result or {}
-    names = {s.number: s.name or "an empty seat" for s in table.seats.select_related("user")}
+    names = {s.number: s.name or "an empty seat" for s in table.seated()}
     places = result.get("places") or []
     totals = result.get("totals") or []
     reason = result.get("reason", table.end_reason)

@@ -13,15 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Window
+from django.db.models import Exists, F, OuterRef, Window
 from django.db.models.functions import RowNumber
 from django.urls import reverse
 
 from config.errors import ServiceError
-from fairplay.models import Contribution
-from fairplay.services import receipt_view
 from games.catalogue import find_ruleset
-from games.models import Seat, Table
+from games.models import Seat, Seated, Table
 from games.rules import Event, GameState, Ruleset
 from games.rules.words import seat_name
 
@@ -36,9 +34,9 @@ def iso(value: Any) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def seats_of(table: Table) -> list[Seat]:
-    """The table's seats in order, from those read with it where they were (``with_seats``)."""
-    return list(table.seats.all())
+def seats_of(table: Table) -> list[Seated]:
+    """The table's seats in order, with their players, as its row shows them."""
+    return table.seated()
 
 
 def seat_of(table: Table, user: AbstractBaseUser | AnonymousUser) -> int | None:
@@ -55,7 +53,7 @@ def _seats(table: Table, counts: list[int] | None, totals: list[int] | None) -> 
     return [
         {
             "seat": seat.number,
-            "player": seat.user.username if seat.user_id else None,
+            "player": seat.username,
             "bot": seat.is_bot,
             "level": seat.bot_level or None,
             "cards": counts[seat.number] if counts is not None else None,
@@ -68,10 +66,10 @@ def _seats(table: Table, counts: list[int] | None, totals: list[int] | None) -> 
 
 def host_name(table: Table) -> str:
     """The host's username, from the seat the host holds (seat 0, from the creation on):
-    the seats are read with their players anyway, so the host needs no join of its own."""
+    the table's row shows its seats' players, so the host needs no read of its own."""
     for seat in seats_of(table):
-        if seat.user_id == table.created_by_id:
-            return seat.user.username
+        if seat.user_id == table.created_by_id and seat.username is not None:
+            return seat.username
     return table.created_by.username
 
 
@@ -85,7 +83,8 @@ def _names(names: dict[int, str | None]) -> Callable[[int], str]:
 
 
 def recent_events(table: Table, seat: int | None, ruleset: Ruleset) -> list[dict]:
-    """The last moves as ``seat`` may see them, each event also in the game's own words.
+    """The last moves (the tail of the table's log) as ``seat`` may see them, each event
+    also in the game's own words.
 
     Each move is shown in the dozen views after it (:data:`RECENT_MOVES`), and wording
     its events again each time was a tenth of a move's instructions (callgrind): what a
@@ -97,16 +96,16 @@ def recent_events(table: Table, seat: int | None, ruleset: Ruleset) -> list[dict
     # made: never changed once written), the seat that looks, and what each seat is called.
     looking = (table.pk, seat, table.game, table.ruleset_version, *called)
     recent = []
-    for move in table.shown_moves:
-        key = (move.seq, move.created_at, looking)
+    for move in table.log_tail:
+        key = (move["seq"], move["at"], looking)
         shown = _SHOWN.get(key)
         if shown is None:
             # As ``seat`` may see each: public, plus its own private part; never a chance outcome.
-            events = [Event.from_json(event).for_seat(seat) for event in move.events]
+            events = [Event.from_json(event).for_seat(seat) for event in move["events"]]
             shown = {
-                "seq": move.seq,
-                "seat": move.seat,
-                "at": iso(move.created_at),
+                "seq": move["seq"],
+                "seat": move["seat"],
+                "at": move["at"],
                 "events": events,
                 "text": [ruleset.event_text(event, names) for event in events],
             }
@@ -171,7 +170,7 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         "you": None,
         "legal_actions": [],
         "board": None,
-        "contributions": table.shown_receipts,
+        "contributions": table.receipts,
         "verify_url": reverse("table-verify", args=[table.pk]),
         "record_url": reverse("table-record", args=[table.pk]),
         "result": table.result,
@@ -207,13 +206,6 @@ def _kept_state(table: Table) -> GameState | None:
     return kept[1] if kept is not None and kept[0] is table.state else None
 
 
-def with_seats(tables: QuerySet[Table]) -> QuerySet[Table]:
-    """Tables with their seats in order, with their players (the host among them): two queries."""
-    return tables.prefetch_related(
-        Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("number"))
-    )
-
-
 def table_summary(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str, Any]:
     seat = seat_of(table, user)
     seats = seats_of(table)
@@ -223,7 +215,7 @@ def table_summary(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[
         "status": table.status,
         "version": table.version,
         "seat_count": table.seat_count,
-        "players": [s.user.username if s.user_id else None for s in seats],
+        "players": [s.username for s in seats],
         "bots": [{"seat": s.number, "level": s.bot_level} for s in seats if s.is_bot],
         "free_seats": sum(1 for s in seats if s.is_free),
         "deadline_seconds": table.deadline_seconds,
@@ -293,8 +285,8 @@ def open_tables(
 
     Oldest first, a host at a time: each host's oldest table, then each host's
     second oldest, and so on, so that the tables of one busy host cannot push
-    everybody else's off the first page. Every table is on some page. Three
-    queries, whatever the page size: the count, the page, its seats.
+    everybody else's off the first page. Every table is on some page. Two
+    queries, whatever the page size: the count and the page (its rows show their seats).
     """
     free_seat = Seat.objects.filter(table=OuterRef("pk"), user__isnull=True, is_bot=False)
     tables = Table.objects.filter(Exists(free_seat), status=Table.Status.OPEN)
@@ -319,9 +311,7 @@ def open_tables(
     )
     ordered = tables.annotate(host_round=round_of_host).order_by("host_round", "created_at", "id")
     start = (page - 1) * page_size
-    result.tables.extend(
-        table_summary(t, user) for t in with_seats(ordered)[start : start + page_size]
-    )
+    result.tables.extend(table_summary(t, user) for t in ordered[start : start + page_size])
     return result
 
 
@@ -332,7 +322,7 @@ def my_tables(user: AbstractBaseUser | AnonymousUser) -> list[dict]:
     """
     if not user.is_authenticated:
         return []
-    tables = with_seats(
+    tables = (
         Table.objects.filter(seats__user=user).exclude(status=Table.Status.CANCELLED).distinct()
     )
     summaries = [table_summary(t, user) for t in tables[:500]]
@@ -352,7 +342,7 @@ def my_cancelled_tables(
     if not user.is_authenticated:
         return []
     tables = Table.objects.filter(seats__user=user, status=Table.Status.CANCELLED).distinct()
-    ordered = with_seats(tables.order_by("-cancelled_at", "-id"))[:limit]
+    ordered = tables.order_by("-cancelled_at", "-id")[:limit]
     return [table_summary(t, user) for t in ordered]
 
 
@@ -360,30 +350,17 @@ def my_cancelled_tables(
 
 
 def table_for_view(table_id: int, *, lock: bool = False) -> Table | None:
-    """The table with all its view shows: its seats with their players (``table.seats.all()``),
-    its last :data:`RECENT_MOVES` moves (``table.shown_moves``, oldest first) and the
-    receipts of its seed's contributions (``table.shown_receipts``); None if there is none.
-    Four queries: the table, its seats, its last moves, its contributions.
+    """The table with all its view shows, in one read of its row (its seats with their
+    players, the tail of its log and its seed's receipts are on it: games.models);
+    None if there is none.
 
-    ``lock``: the table's row is locked for the surrounding transaction (seats,
-    moves and contributions change only under that lock, so all of it stays
-    current until the commit; a write keeps it so in memory). The other reads are
-    statements of their own after the lock, so that under READ COMMITTED they see
-    what a write the lock waited for committed.
+    ``lock``: the row is locked for the surrounding transaction. All of it changes
+    only under that lock, so it stays current until the commit (a write keeps it so in
+    memory), and under READ COMMITTED a lock that waited for another write reads the
+    row as that write committed it.
     """
     tables = Table.objects.select_for_update(of=("self",)) if lock else Table.objects.all()
-    contributions = Prefetch(
-        "contributions",
-        queryset=Contribution.objects.order_by("seat"),
-        to_attr="seed_contributions",
-    )
     try:  # by its key: no ordering (``first()`` would add the tables' own)
-        table = with_seats(tables).prefetch_related(contributions).get(pk=table_id)
+        return tables.get(pk=table_id)
     except Table.DoesNotExist:
         return None
-    # Bounded by the version (the last move's seq): an index range of RECENT_MOVES
-    # entries, however long the table's log.
-    recent = table.moves.filter(seq__gt=table.version - RECENT_MOVES).order_by("seq")
-    table.shown_moves = list(recent)
-    table.shown_receipts = [receipt_view(c) for c in table.seed_contributions]
-    return table

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,10 +21,10 @@ from django.utils import timezone
 
 from config.errors import ServiceError
 from fairplay.models import Contribution
-from fairplay.services import TooLate, add_contribution, seed_for
+from fairplay.services import TooLate, add_contribution, receipts_of, seed_for
 from games import health, notifications, outbox, selectors
 from games.catalogue import find_game, find_ruleset
-from games.models import CANCELLED, EXPIRED, Move, OutboxItem, Seat, Table
+from games.models import CANCELLED, EXPIRED, Move, OutboxItem, Seat, Seated, Table
 from games.rules import Event, GameState
 from games.rules.base import RESIGNED, TIMEOUT
 from games.rules.chance import SEED_BYTES, SeededChance, commitment
@@ -107,23 +108,68 @@ def load_state(table: Table) -> GameState:
     return find_ruleset(table.game, table.ruleset_version).load(table.state)
 
 
-def _lock(table_id: int, *, for_view: bool = False) -> Table:
-    """The table's row, locked for this transaction.
+def _lock(table_id: int) -> Table:
+    """The table's row, locked for this transaction: with all that its view shows
+    (:func:`selectors.table_for_view`), which changes only under this lock, so that a
+    write answered with the view needs not read the table again (the write keeps
+    the row's caches current in memory)."""
+    table = selectors.table_for_view(table_id, lock=True)
+    if table is None:
+        raise TableNotFound(f"there is no table {table_id}")
+    return table
 
-    ``for_view`` also reads all that its view shows (:func:`selectors.table_for_view`),
-    so that a write answered with the view needs not read the table again: what it
-    shows changes only under this lock, so it is current until the commit, and the
-    write keeps it so in memory (:func:`_record`).
-    """
-    if for_view:
-        table = selectors.table_for_view(table_id, lock=True)
-        if table is None:
-            raise TableNotFound(f"there is no table {table_id}")
-        return table
-    try:
-        return Table.objects.select_for_update(of=("self",)).get(pk=table_id)
-    except Table.DoesNotExist:
-        raise TableNotFound(f"there is no table {table_id}") from None
+
+def _seating(table: Table) -> list[dict[str, Any]]:
+    """The table's seats as their rows are, as its row shows them (``Table.seating``)."""
+    seats = Seat.objects.filter(table=table).select_related("user").order_by("number")
+    return [Seated.of(seat).to_json() for seat in seats]
+
+
+def _reseat(table: Table) -> None:
+    """Show the table's seats as their rows now are, after a write that changed who sits
+    where; the caller saves the table."""
+    table.seating = _seating(table)
+
+
+def show_new_name(user: AbstractBaseUser) -> None:
+    """Show a player's username, changed (by an administrator: players cannot), in the
+    seating of every table they sit at, under each row's lock."""
+    name = user.get_username()
+    with transaction.atomic():
+        tables = list(
+            Table.objects.select_for_update(of=("self",))
+            .filter(seats__user=user)
+            .only("pk", "seating")
+            .order_by("pk")
+        )
+        for table in tables:
+            table.seating = [
+                {**seat, "username": name} if seat["user_id"] == user.pk else seat
+                for seat in table.seating
+            ]
+        Table.objects.bulk_update(tables, ["seating"], batch_size=500)
+
+
+def shown_on_row(table: Table) -> dict[str, list[dict[str, Any]]]:
+    """What the table's row should show beside its state, read from the rows it comes
+    from (``manage.py check_replays`` compares): its seats, the tail of its log, its
+    seed's receipts."""
+    tail = table.moves.filter(seq__gt=table.version - selectors.RECENT_MOVES).order_by("seq")
+    return {
+        "seating": _seating(table),
+        "log_tail": [move.entry() for move in tail],
+        "receipts": receipts_of(table),
+    }
+
+
+def _log(moves: list[Move]) -> None:
+    """Write ``moves``, each the next entry of its table's log, and show each at the tail
+    of its table's log (``Table.log_tail``: the last :data:`selectors.RECENT_MOVES`);
+    the caller saves the tables."""
+    Move.objects.bulk_create(moves)
+    for move in moves:
+        table = move.table
+        table.log_tail = [*table.log_tail, move.entry()][-selectors.RECENT_MOVES :]
 
 
 def _seated(table: Table, user: AbstractBaseUser) -> int:
@@ -157,16 +203,16 @@ def _notify_item(table: Table) -> OutboxItem:
 
 
 def _derive(
-    table: Table, state: GameState, now: datetime, seats: list[Seat], *, acted: int | None = None
-) -> tuple[list[Seat], list[str]]:
-    """Set the state cache and everything derived from it on ``table`` and ``seats``, in memory.
+    table: Table, state: GameState, now: datetime, *, acted: int | None = None
+) -> tuple[list[Seated], list[str]]:
+    """Set the state cache and everything derived from it on ``table``, in memory.
 
     Each seat that owes an action has its own deadline: a seat that newly owes
     one, or that has just acted and owes another, gets the table's full time
     from now; a seat that still owes what it owed keeps the deadline it had.
     The table's ``deadline_at`` is the earliest of them, for the sweep's index.
-    Returns the seats whose deadline changed and the outbox kinds this write
-    asks for (beside the mail), for the caller to write.
+    Returns the seats whose deadline changed (for the caller to write to their
+    rows) and the outbox kinds this write asks for (beside the mail).
     """
     table.state = state.to_json()
     selectors.keep_state(table, state)
@@ -174,14 +220,16 @@ def _derive(
     already = set(table.to_act) - ({acted} if acted is not None else set())
     table.to_act = sorted(owing)
     fresh = now + timedelta(seconds=table.deadline_seconds)
-    changed = []
-    for seat in seats:
+    seats, changed = [], []
+    for seat in seats_of(table):
         due = None
         if seat.number in owing and not seat.is_bot:  # a bot never times out
             due = seat.deadline_at if seat.number in already and seat.deadline_at else fresh
         if due != seat.deadline_at:
-            seat.deadline_at = due
+            seat = replace(seat, deadline_at=due)
             changed.append(seat)
+        seats.append(seat)
+    table.seating = [seat.to_json() for seat in seats]
     dues = [seat.deadline_at for seat in seats if seat.deadline_at is not None]
     table.deadline_at = min(dues) if dues else None
     kinds = []
@@ -204,10 +252,16 @@ def _store(
     """Set the state cache and everything derived from it (:func:`_derive`), write the
     seats' new deadlines, and return the outbox items of the work it asks for (beside
     the mail); the caller writes the table and the items."""
-    changed, kinds = _derive(table, state, now, seats_of(table), acted=acted)
-    if changed:
-        Seat.objects.bulk_update(changed, ["deadline_at"])
+    changed, kinds = _derive(table, state, now, acted=acted)
+    _write_deadlines(changed)
     return [outbox.item(kind, table_id=table.pk) for kind in kinds]
+
+
+def _write_deadlines(seats: list[Seated]) -> None:
+    """Write the deadlines of ``seats`` (as the table's row shows them) to their rows."""
+    if seats:
+        rows = [Seat(pk=seat.pk, deadline_at=seat.deadline_at) for seat in seats]
+        Seat.objects.bulk_update(rows, ["deadline_at"])
 
 
 # -- creating and joining -----------------------------------------------------
@@ -370,10 +424,13 @@ def table_create(
         )
         for n in range(seats)
     )
+    _reseat(table)
     if entropy is not None:
         add_contribution(table=table, seat=0, entropy=entropy)
     if starts_now:
         _start(table)
+    else:
+        table.save(update_fields=["seating"])
     return table
 
 
@@ -403,7 +460,10 @@ def table_join(*, table_id: int, user: AbstractBaseUser, entropy: str | None = N
         raise AlreadySeated("you already have a seat at this table") from None
     if entropy is not None:
         add_contribution(table=table, seat=seat.number, entropy=entropy)
-    if not free.exclude(pk=seat.pk).exists():
+    _reseat(table)
+    if any(other.is_free for other in seats_of(table)):
+        table.save(update_fields=["seating"])
+    else:
         _start(table)
     return table
 
@@ -428,7 +488,7 @@ def _start(table: Table) -> None:
     table.status = Table.Status.PLAYING
     table.started_at = now
     work = _store(table, state, now)
-    Move.objects.create(table=table, seq=0, kind=Move.Kind.START, events=_events_json(events))
+    _log([Move(table=table, seq=0, kind=Move.Kind.START, events=_events_json(events))])
     table.save()
     OutboxItem.objects.bulk_create([*work, _notify_item(table)])
 
@@ -511,6 +571,7 @@ def fill_with_bots(*, now: datetime | None = None, batch: int = FILL_BATCH) -> l
                 Seat.objects.filter(table=table, user__isnull=True, is_bot=False).update(
                     is_bot=True, bot_level=table.bot_fill_level, joined_at=now
                 )
+                _reseat(table)
                 _start(table)
                 started.append(table.pk)
         if len(due) < batch:
@@ -533,7 +594,7 @@ class DeadlinePassed(RefusedAfterWriting):
 
 
 def _playing_table(table_id: int, user: AbstractBaseUser) -> tuple[Table, int]:
-    table = _lock(table_id, for_view=True)
+    table = _lock(table_id)
     seat = _seated(table, user)
     if table.status == Table.Status.OPEN:
         raise NotPlaying("the game has not started: it starts when every seat is taken")
@@ -559,16 +620,18 @@ def _record(
     ``state``, changed: the next entry of the table's log, the seats' deadlines, the
     table, and the work it asks for in the outbox."""
     table.version += 1
-    move = Move.objects.create(
-        table=table,
-        seq=table.version,
-        kind=kind,
-        seat=seat,
-        action=action,
-        events=_events_json(events),
+    _log(
+        [
+            Move(
+                table=table,
+                seq=table.version,
+                kind=kind,
+                seat=seat,
+                action=action,
+                events=_events_json(events),
+            )
+        ]
     )
-    if hasattr(table, "shown_moves"):  # read for its view: keep the last moves current
-        table.shown_moves = [*table.shown_moves, move][-selectors.RECENT_MOVES :]
     work = _store(table, state, now, acted=acted)
     table.save(update_fields=_ENDING_FIELDS)
     OutboxItem.objects.bulk_create([*work, _notify_item(table)])
@@ -592,14 +655,14 @@ def _act(table: Table, seat: int, action: Any, now: datetime) -> None:
     )
 
 
-# What ending a table writes on its row (the rest of the row stays as it was).
+# What a move or a forfeit writes on its table's row (the rest of the row stays as it was).
 _ENDING_FIELDS = [
-    *("version", "state", "to_act", "deadline_at"),
+    *("version", "state", "to_act", "deadline_at", "seating", "log_tail"),
     *("status", "result", "end_reason", "finished_at"),
 ]
 
 
-def _late_seat(table: Table, seats: list[Seat], now: datetime) -> Seat | None:
+def _late_seat(table: Table, seats: list[Seated], now: datetime) -> Seated | None:
     """The owing seat whose deadline passed first (then the lowest number), or None."""
     owing = set(table.to_act)
     late = [s for s in seats if s.number in owing and s.deadline_at and s.deadline_at <= now]
@@ -611,9 +674,9 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
 
     At or past the deadline the seat has lost, whatever arrives afterwards. When
     several seats are late, the one due first (then the lowest number) forfeits.
-    The whole batch costs a fixed number of queries: the seats in one read, then
-    the forfeits, the seats' deadlines, the tables and the outbox items each in
-    one write. Returns the tables ended here.
+    The whole batch costs a fixed number of writes: the forfeits, the seats'
+    deadlines, the tables and the outbox items (the seats are read from the tables'
+    rows). Returns the tables ended here.
     """
     due = [
         table
@@ -624,16 +687,13 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
     ]
     if not due:
         return []
-    seats_of: dict[int, list[Seat]] = {table.pk: [] for table in due}
-    for seat in Seat.objects.filter(table_id__in=seats_of).order_by("table_id", "number"):
-        seats_of[seat.table_id].append(seat)
     ended: list[Table] = []
     mended: list[Table] = []
     forfeits: list[Move] = []
-    changed: list[Seat] = []
+    changed: list[Seated] = []
     items: list[tuple[str, dict[str, Any]]] = []
     for table in due:
-        seats = seats_of[table.pk]
+        seats = seats_of(table)
         late = _late_seat(table, seats, now)
         if late is None:  # the cached earliest deadline is out of date: mend it
             dues = [seat.deadline_at for seat in seats if seat.deadline_at is not None]
@@ -654,7 +714,7 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
             )
         )
         # Lateness is judged at ``now``; the table ends when this actually runs.
-        seats_changed, kinds = _derive(table, state, timezone.now(), seats)
+        seats_changed, kinds = _derive(table, state, timezone.now())
         changed += seats_changed
         items += [(kind, {"table_id": table.pk}) for kind in kinds]
         items.append((notifications.NOTIFY, {"table_id": table.pk}))  # as _notify_item
@@ -662,9 +722,8 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
     if mended:
         Table.objects.bulk_update(mended, ["deadline_at"])
     if ended:
-        Move.objects.bulk_create(forfeits)
-        if changed:
-            Seat.objects.bulk_update(changed, ["deadline_at"])
+        _log(forfeits)
+        _write_deadlines(changed)
         Table.objects.bulk_update(ended, _ENDING_FIELDS)
         outbox.enqueue_many(items)
     return ended
@@ -723,7 +782,7 @@ def bot_move_apply(*, table_id: int, seat: int, version: int, action: Any) -> bo
         table = _lock(table_id)
         if table.status != Table.Status.PLAYING or table.version != version:
             return False
-        if not Seat.objects.filter(table=table, number=seat, is_bot=True).exists():
+        if not any(each.number == seat and each.is_bot for each in seats_of(table)):
             raise NotSeated(f"seat {seat} of table {table_id} is not a bot")
         if _settle_deadline(table, timezone.now()):
             return False

@@ -154,7 +154,7 @@ def etag_of(table_id: int, version: int, status: str, seated: int) -> str:
 def _seat_rows(
     table: Table, view: Mapping[str, Any], you: int | None, names: Callable[[int], str]
 ) -> list[dict[str, Any]]:
-    due = {seat.number: seat.deadline_at for seat in table.seats.all()}
+    due = {seat.number: seat.deadline_at for seat in selectors.seats_of(table)}
     to_act = set(view["to_act"])
     result = view.get("result") or {}
     places = result.get("places") or []
@@ -217,7 +217,7 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
     names = selectors.seat_names(table)
     you = view["you"]["seat"] if view["you"] else None
     board = view["board"]
-    seats = list(table.seats.all())
+    seats = selectors.seats_of(table)
     seated = sum(1 for seat in seats if not seat.is_free)
     hand = (view["you"] or {}).get("hand") or []
     drawn = (view["you"] or {}).get("drawn")
@@ -270,7 +270,7 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
             _placings(
                 result,
                 names,
-                {s.number: player_url(s.user.username) for s in seats if s.user_id is not None},
+                {s.number: player_url(s.username) for s in seats if s.username is not None},
             )
             if finished
             else []

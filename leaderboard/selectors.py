@@ -27,7 +27,6 @@ from django.db.models import (
     F,
     FloatField,
     Func,
-    Prefetch,
     Q,
     QuerySet,
     Subquery,
@@ -43,7 +42,7 @@ from accounts.models import on_leaderboards
 from accounts.names import is_valid_username, normalize_username, users_named
 from config.errors import ServiceError
 from games.catalogue import RULESETS
-from games.models import Seat, Table
+from games.models import Table
 from games.selectors import Paged, PageOutOfRange, iso
 from leaderboard import skill
 from leaderboard.models import Rating, RatingChange
@@ -261,11 +260,9 @@ def _ranks(user: Any, ratings: list[Rating], now: datetime) -> dict[str, int]:
 
 def _recent_games(user: Any) -> list[dict[str, Any]]:
     tables = list(
-        Table.objects.filter(status=Table.Status.FINISHED, seats__user=user)
-        .prefetch_related(
-            Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("number"))
-        )
-        .order_by("-finished_at", "-id")[:RECENT_GAMES]
+        Table.objects.filter(status=Table.Status.FINISHED, seats__user=user).order_by(
+            "-finished_at", "-id"
+        )[:RECENT_GAMES]
     )
     changes = {
         change.table_id: change
@@ -273,7 +270,7 @@ def _recent_games(user: Any) -> list[dict[str, Any]]:
     }
     games = []
     for table in tables:
-        seats = list(table.seats.all())
+        seats = table.seated()
         mine = next(seat.number for seat in seats if seat.user_id == user.pk)
         result = table.result or {}
         places = result.get("places") or []

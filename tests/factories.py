@@ -371,13 +371,24 @@ def replays_clean(table: Table) -> None:
     assert out.getvalue().strip() == "1 tables replayed, 0 differ"
 
 
+def set_deadline(table: Table, due: Any, seats: Any = None) -> None:
+    """Move the deadline of ``seats`` (by default every seat that owes an action), and the
+    table's, to ``due``: as if the turn had begun at another time. The seats' rows, the
+    table's earliest deadline and the seats as its row shows them, alike; ``table`` is
+    read again."""
+    table.refresh_from_db()
+    numbers = table.to_act if seats is None else seats
+    Seat.objects.filter(table=table, number__in=numbers).update(deadline_at=due)
+    seating = services.shown_on_row(table)["seating"]
+    Table.objects.filter(pk=table.pk).update(deadline_at=due, seating=seating)
+    table.refresh_from_db()
+
+
 def time_out(table: Table) -> int:
     """The seat to act misses its deadline; the sweep ends the table. Returns that seat."""
     table.refresh_from_db()
     (late,) = table.to_act
-    past = timezone.now() - timedelta(seconds=1)
-    Seat.objects.filter(table=table, number=late).update(deadline_at=past)
-    Table.objects.filter(pk=table.pk).update(deadline_at=past)
+    set_deadline(table, timezone.now() - timedelta(seconds=1))
     assert services.sweep_deadlines() == [table.pk]
     table.refresh_from_db()
     return late

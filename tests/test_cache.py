@@ -6,7 +6,6 @@ import threading
 
 import pytest
 from django.core.cache import caches
-
 from django.core.cache.backends.redis import RedisCache
 
 

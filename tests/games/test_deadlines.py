@@ -20,16 +20,10 @@ from tests.factories import (
     make_users,
     move,
     seat_clients,
+    set_deadline,
     started_table,
     table_url,
 )
-
-
-def set_deadline(table: Table, when: datetime) -> None:
-    """Move the owing seat's deadline (and the table's) to ``when``."""
-    Seat.objects.filter(table=table, number__in=table.to_act).update(deadline_at=when)
-    Table.objects.filter(pk=table.pk).update(deadline_at=when)
-    table.refresh_from_db()
 
 
 def legal_move(table: Table) -> tuple[int, dict[str, Any]]:

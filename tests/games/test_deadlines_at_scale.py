@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from games import notifications, services
 from games.models import Move, OutboxItem, Seat, Table
-from tests.factories import at_once, make_users, started_table
+from tests.factories import at_once, make_users, set_deadline, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -36,10 +36,8 @@ def make_late(tables: list[Table], *, ago: timedelta = timedelta(minutes=5)) -> 
     past = timezone.now() - ago
     owing = {}
     for table in tables:
-        (seat,) = table.to_act
-        Seat.objects.filter(table=table, number=seat).update(deadline_at=past)
-        owing[table.pk] = seat
-    Table.objects.filter(pk__in=owing).update(deadline_at=past)
+        (owing[table.pk],) = table.to_act
+        set_deadline(table, past)
     return owing
 
 

@@ -51,6 +51,7 @@ from tests.factories import (
     open_table,
     post_move,
     seat_clients,
+    set_deadline,
     snapshot,
     started_table,
     verify_downloaded_record,
@@ -422,8 +423,7 @@ def test_a_catch_out_of_turn_works_and_leaves_the_deadline_of_the_seat_to_act() 
     (catcher,) = {0, 1, 2} - {caught, turn}
     # The deadline of the seat to act is moved an hour out, so that a reset would show.
     due = timezone.now() + timedelta(hours=1)
-    Seat.objects.filter(table=table, number=turn).update(deadline_at=due)
-    Table.objects.filter(pk=table.pk).update(deadline_at=due)
+    set_deadline(table, due, [turn])
 
     bystander = get_view(clients[catcher], table.pk)
     assert bystander["legal_actions"] == [{"type": "catch", "seat": caught}]
@@ -462,8 +462,7 @@ def test_a_catch_by_the_seat_to_act_buys_it_no_time() -> None:
     (turn,) = view["to_act"]
     caught = view["board"]["catchable"]
     due = timezone.now() + timedelta(minutes=3)
-    Seat.objects.filter(table=table, number=turn).update(deadline_at=due)
-    Table.objects.filter(pk=table.pk).update(deadline_at=due)
+    set_deadline(table, due, [turn])
 
     answer = post_move(clients[turn], table.pk, view["version"], {"type": "catch", "seat": caught})
 

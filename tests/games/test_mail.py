@@ -19,7 +19,7 @@ from games.catalogue import find_ruleset
 from games.models import Notice, OutboxItem, Seat, Table
 from games.rules import Event
 from games.selectors import seat_names
-from tests.factories import at_once, make_users, started_table, then_drained
+from tests.factories import at_once, make_users, set_deadline, started_table, then_drained
 
 pytestmark = pytest.mark.django_db
 
@@ -82,17 +82,14 @@ def play_until_the_turn_passes(table: Table) -> None:
 
 def expire(table: Table, seconds: int = 1) -> None:
     """Put the deadline of every seat that owes a move ``seconds`` in the past."""
-    past = timezone.now() - timedelta(seconds=seconds)
-    table.refresh_from_db()
-    Seat.objects.filter(table=table, number__in=table.to_act).update(deadline_at=past)
-    Table.objects.filter(pk=table.pk).update(deadline_at=past)
+    set_deadline(table, timezone.now() - timedelta(seconds=seconds))
 
 
-def set_deadline(table: Table, due: Any) -> Seat:
+def owing_due(table: Table, due: Any) -> Seat:
+    """Move the owing seat's deadline to ``due``; that seat, with its player."""
     table.refresh_from_db()
     (number,) = table.to_act
-    Seat.objects.filter(table=table, number=number).update(deadline_at=due)
-    Table.objects.filter(pk=table.pk).update(deadline_at=due)
+    set_deadline(table, due)
     return Seat.objects.select_related("user").get(table=table, number=number)
 
 
@@ -267,7 +264,7 @@ def test_a_reminder_goes_when_the_share_of_the_time_is_left_and_only_once(
 ) -> None:
     table = started_table(*players)
     now = timezone.now()
-    seat = set_deadline(table, now + timedelta(seconds=30))
+    seat = owing_due(table, now + timedelta(seconds=30))
 
     assert notifications.send_reminders(now) == 1
     assert notifications.send_reminders(now) == 0
@@ -286,7 +283,7 @@ def test_no_reminder_goes_while_more_than_the_share_is_left(
 ) -> None:
     table = started_table(*players)  # a day to move: the reminder is due with 6 hours left
     now = timezone.now()
-    set_deadline(table, now + timedelta(hours=6, minutes=1))
+    owing_due(table, now + timedelta(hours=6, minutes=1))
 
     assert notifications.send_reminders(now) == 0
     assert notifications.send_reminders(now + timedelta(minutes=2)) == 1
@@ -298,7 +295,7 @@ def test_no_reminder_goes_once_the_deadline_has_passed(
 ) -> None:
     table = started_table(*players)
     now = timezone.now()
-    set_deadline(table, now - timedelta(seconds=1))
+    owing_due(table, now - timedelta(seconds=1))
 
     assert notifications.send_reminders(now) == 0
     assert mailoutbox == []
@@ -309,7 +306,7 @@ def test_no_reminder_goes_to_a_player_who_turned_it_off(
 ) -> None:
     table = started_table(*players)
     now = timezone.now()
-    seat = set_deadline(table, now + timedelta(seconds=30))
+    seat = owing_due(table, now + timedelta(seconds=30))
     turn_off(seat.user, "reminder")
 
     assert notifications.send_reminders(now) == 0
@@ -319,10 +316,10 @@ def test_no_reminder_goes_to_a_player_who_turned_it_off(
 def test_a_new_turn_gets_its_own_reminder(players: list[Any], mailoutbox: list) -> None:
     table = started_table(*players)
     now = timezone.now()
-    set_deadline(table, now + timedelta(seconds=30))
+    owing_due(table, now + timedelta(seconds=30))
     assert notifications.send_reminders(now) == 1
 
-    seat = set_deadline(table, now + timedelta(seconds=40))
+    seat = owing_due(table, now + timedelta(seconds=40))
 
     assert notifications.send_reminders(now) == 1
     assert mails_to(mailoutbox, seat.user)[-1].body.count(seat.deadline_at.isoformat()) == 1
@@ -420,7 +417,7 @@ def test_a_whole_match_of_mail_shows_no_card_and_no_seed(
         with then_drained(django_capture_on_commit_callbacks):
             play_until_the_turn_passes(table)
         now = timezone.now()
-        set_deadline(table, now + timedelta(seconds=5))
+        owing_due(table, now + timedelta(seconds=5))
         notifications.send_reminders(now)
     with then_drained(django_capture_on_commit_callbacks):
         services.table_resign(table_id=table.pk, user=players[1])

@@ -11,15 +11,15 @@ from tests.factories import body, client_for, make_users, move, open_table, star
 pytestmark = pytest.mark.django_db
 
 # What each request costs today; a change that adds a query per request shows here.
-# The view: the table, its seats with their players, its seed's contributions and its
-# last moves (games.selectors.table_for_view). The token is looked up once, then found
-# in the cache (accounts.authentication).
-TABLE_VIEW = 4
+# The view: the table's row, which shows its seats with their players, its last moves
+# and its seed's receipts beside its state (games.models). The token is looked up once,
+# then found in the cache (accounts.authentication).
+TABLE_VIEW = 1
 # A move: the API's transaction (a savepoint inside the test's own: in production its
-# BEGIN and COMMIT); the table's lock and the same four reads as the view, each after
-# the lock (tests/games/test_race.py); then the writes: the move, the seats' deadlines,
-# the table, the outbox items. The answer is made from what was read and written.
-MOVE = 10
+# BEGIN and COMMIT, which Django does not count); the table's row, locked and read
+# (tests/games/test_race.py); then the writes: the move, the seats' deadlines, the
+# table, the outbox items. The answer is made from what was read and written.
+MOVE = 7
 JOIN_AND_DEAL = 22
 
 

@@ -186,7 +186,7 @@ def test_a_resignation_that_waited_for_a_move_reads_what_the_move_wrote() -> Non
 
     assert all(isinstance(result, Table) for result in results), results
     resigned = results[1]
-    assert [move.seq for move in resigned.shown_moves] == [0, 1, 2]
+    assert [move["seq"] for move in resigned.log_tail] == [0, 1, 2]
     table.refresh_from_db()
     assert table.status == Table.Status.FINISHED and table.version == 2
     assert list(table.seats.values_list("deadline_at", flat=True)) == [None, None]

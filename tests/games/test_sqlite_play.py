@@ -31,6 +31,7 @@ from games import services
 from games.models import Seat, Table
 from games.catalogue import RULESETS
 from games.catalogue import find_ruleset
+from tests.factories import set_deadline
 
 call_command("migrate", verbosity=0)
 User = get_user_model()
@@ -75,9 +76,7 @@ services.table_resign(table_id=table.pk, user=people[1])
 assert Table.objects.get(pk=table.pk).result["reason"] == "resigned"
 
 table = play(started("dodo", 3), 5)
-past = timezone.now() - timedelta(seconds=1)
-Seat.objects.filter(table=table).update(deadline_at=past)
-Table.objects.filter(pk=table.pk).update(deadline_at=past)
+set_deadline(table, timezone.now() - timedelta(seconds=1))
 assert services.sweep_deadlines() == [table.pk]
 assert Table.objects.get(pk=table.pk).result["reason"] == "timeout"
 

@@ -97,28 +97,29 @@ def test_an_unknown_table_reads_as_none() -> None:
     assert selectors.table_for_view(10**9, lock=True) is None
 
 
-def test_a_tables_seats_read_with_it_answer_without_a_query_and_query_only_its_own(
+def test_a_tables_row_shows_its_seats_its_last_moves_and_its_receipts_without_a_query(
     django_assert_num_queries: Any,
 ) -> None:
     alice, bob, carol, dave = make_users("alice", "bob", "carol", "dave")
-    table = started_table(alice, bob)
-    started_table(carol, dave)  # another table's seats, numbered alike
+    table = open_table(alice, entropy=ENTROPY[0])
+    services.table_join(table_id=table.pk, user=bob, entropy=ENTROPY[1])
+    other = started_table(carol, dave)  # another table's seats, numbered alike
+    play_match(other, rng=random.Random(3))
     for lock in (False, True):
-        found = selectors.table_for_view(table.pk, lock=lock)
-        assert found is not None
-
-        with django_assert_num_queries(0):
-            seats = list(found.seats.all())
-            assert found.seats.count() == 2
-        assert [(s.number, s.user.username) for s in seats] == [(0, "alice"), (1, "bob")]
-        assert all(seat.table is found for seat in seats)
-
-        second = list(found.seats.filter(number=1))  # a query of its own: this table's seat
-        assert [(s.table_id, s.number, s.user_id) for s in second] == [(table.pk, 1, bob.pk)]
-        with django_assert_num_queries(0):
-            assert second[0].table is found  # as Django's related manager leaves it
-        assert found.seats.exclude(user=alice).get().user_id == bob.pk
-        assert found.seats.filter(user=carol).count() == 0
+        with django_assert_num_queries(1):  # the row: nothing else
+            found = selectors.table_for_view(table.pk, lock=lock)
+            assert found is not None
+            view = selectors.table_view(found, bob)
+        assert [(s["seat"], s["player"]) for s in view["seats"]] == [(0, "alice"), (1, "bob")]
+        assert [c["seat"] for c in view["contributions"]] == [0, 1]
+        assert [move["seq"] for move in view["recent"]] == [0]
+        # What the row shows is what the rows it comes from say (manage.py check_replays).
+        assert services.shown_on_row(found) == {
+            "seating": found.seating,
+            "log_tail": found.log_tail,
+            "receipts": found.receipts,
+        }
+        assert [s.username for s in selectors.seats_of(found)] == ["alice", "bob"]
 
 
 def fresh_recent(table_id: int, viewer: Any) -> list[dict]:
@@ -182,21 +183,3 @@ def test_a_written_tables_view_is_made_from_the_state_it_saved_while_that_is_its
     assert selectors.table_view(written, players[seat])["legal_actions"] == (
         services.load_state(table).legal_actions(seat)
     )
-
-
-def test_a_tables_seats_are_those_its_manager_gives_read_with_it_or_not() -> None:
-    players = make_users("alice", "bob")
-    table = started_table(*players, seed=b"seats")
-    one = selectors.table_for_view(table.pk)
-    plain = Table.objects.get(pk=table.pk)  # nothing prefetched: asked of the database
-    for read in (one, plain):
-        assert read is not None
-        seats = selectors.seats_of(read)
-        assert seats == list(read.seats.all()) and [s.number for s in seats] == [0, 1]
-    # A copy each time: what a caller does to the list changes nothing kept.
-    selectors.seats_of(one).clear()
-    assert len(selectors.seats_of(one)) == 2
-    # After a refresh the prefetch is gone, and the seats are asked for again.
-    assert one is not None
-    one.refresh_from_db()
-    assert [s.number for s in selectors.seats_of(one)] == [0, 1]

@@ -22,7 +22,7 @@ from games.catalogue import RULESETS, find_ruleset
 from games.forms import deadline_words, sentence
 from games.models import Seat, Table
 from games.rules.chance import SEED_BYTES, SeededChance, game_seed
-from tests.factories import GAME, make_users, open_table, started_table
+from tests.factories import GAME, make_users, open_table, set_deadline, started_table
 from tests.test_pages_csp import assert_meets_the_policy
 
 pytestmark = pytest.mark.django_db
@@ -97,9 +97,7 @@ def waiting_on(user: Any, other: Any, *, due_in: timedelta) -> Table:
     table = started_table(*players, seed=SEED)
     seat = Seat.objects.get(table=table, user=user)
     assert seat.number in table.to_act
-    due = timezone.now() + due_in
-    Seat.objects.filter(pk=seat.pk).update(deadline_at=due)
-    Table.objects.filter(pk=table.pk).update(deadline_at=due)
+    set_deadline(table, timezone.now() + due_in, [seat.number])
     return table
 
 

@@ -29,7 +29,7 @@ from games.catalogue.presentation import card_face
 from games.models import Seat, Table
 from games.rules import GameState
 from games.rules.chance import SEED_BYTES, SeededChance, game_seed
-from tests.factories import make_users, started_table
+from tests.factories import make_users, set_deadline, started_table
 from tests.test_pages_csp import assert_meets_the_policy
 
 pytestmark = pytest.mark.django_db
@@ -535,9 +535,7 @@ def test_a_move_past_the_deadline_ends_the_game_by_timeout_and_says_so() -> None
     alice, bob = make_users("alice", "bob")
     table = started_table(alice, bob, seed=b"late")
     seat = table.to_act[0]
-    past = timezone.now() - timedelta(seconds=1)
-    Seat.objects.filter(table=table, number=seat).update(deadline_at=past)
-    Table.objects.filter(pk=table.pk).update(deadline_at=past)
+    set_deadline(table, timezone.now() - timedelta(seconds=1), [seat])
     client = logged_in(user_at(table, seat))
     form = move_forms(client.get(page_url(table)).content.decode(), table)[0]
 
