@@ -258,10 +258,15 @@ def _store(
 
 
 def _write_deadlines(seats: list[Seated]) -> None:
-    """Write the deadlines of ``seats`` (as the table's row shows them) to their rows."""
-    if seats:
-        rows = [Seat(pk=seat.pk, deadline_at=seat.deadline_at) for seat in seats]
-        Seat.objects.bulk_update(rows, ["deadline_at"])
+    """Write the deadlines of ``seats`` (as their tables' rows show them) to their rows:
+    an update for each deadline, of every seat it is now. There are at most two: the
+    seats that no longer owe (none), and those that newly owe (the same fresh deadline,
+    however many tables a sweep ends)."""
+    by_due: dict[datetime | None, list[int]] = {}
+    for seat in seats:
+        by_due.setdefault(seat.deadline_at, []).append(seat.pk)
+    for due, pks in by_due.items():
+        Seat.objects.filter(pk__in=pks).update(deadline_at=due)
 
 
 # -- creating and joining -----------------------------------------------------
@@ -687,6 +692,9 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
     ]
     if not due:
         return []
+    # Lateness is judged at ``now``; the tables end when this actually runs (one time for
+    # the batch: the seats that owe next after a forfeit share one deadline, one update).
+    ending = timezone.now()
     ended: list[Table] = []
     mended: list[Table] = []
     forfeits: list[Move] = []
@@ -713,8 +721,7 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
                 events=_events_json(events),
             )
         )
-        # Lateness is judged at ``now``; the table ends when this actually runs.
-        seats_changed, kinds = _derive(table, state, timezone.now())
+        seats_changed, kinds = _derive(table, state, ending)
         changed += seats_changed
         items += [(kind, {"table_id": table.pk}) for kind in kinds]
         items.append((notifications.NOTIFY, {"table_id": table.pk}))  # as _notify_item

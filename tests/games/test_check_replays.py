@@ -1,9 +1,12 @@
-"""``manage.py check_replays``: the stored state must equal a replay of the log."""
+"""``manage.py check_replays``: the stored state must equal a replay of the log, and what
+each table's row shows of its seats, moves and receipts must equal their rows."""
 
 from __future__ import annotations
 
 import random
+from importlib import import_module
 from io import StringIO
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -105,3 +108,59 @@ def test_only_the_tables_asked_for_are_checked(played: Table) -> None:
 
     assert out.strip() == "1 tables replayed, 0 differ"
     assert f"table {played.pk}:" in refused(played.pk, other.pk)
+
+
+# -- what the row shows beside its state (games.models): its seats, its last moves, its receipts
+
+
+@pytest.mark.parametrize(
+    ("column", "tamper"),
+    [
+        ("seating", lambda seats: [{**seats[0], "username": "mallory"}, *seats[1:]]),
+        ("seating", lambda seats: [{**s, "deadline": "2000-01-01T00:00:00+00:00"} for s in seats]),
+        ("log_tail", lambda tail: tail[:-1]),
+        ("log_tail", lambda tail: [*tail[:-1], {**tail[-1], "events": []}]),
+        ("receipts", lambda receipts: []),
+    ],
+)
+def test_a_row_that_shows_other_than_its_rows_is_reported(column: str, tamper: Any) -> None:
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob, entropy="ab" * 16)
+    table.refresh_from_db()
+    assert check_replays(table.pk)[0].strip() == "1 tables replayed, 0 differ"
+    Table.objects.filter(pk=table.pk).update(**{column: tamper(getattr(table, column))})
+
+    assert f"table {table.pk}: its row's {column} differs from the rows" in refused(table.pk)
+
+
+def test_an_open_tables_row_is_checked_though_it_has_no_log_to_replay() -> None:
+    alice = make_users("alice")[0]
+    table = open_table(alice, seats=3)
+    assert check_replays(table.pk)[0].strip() == "0 tables replayed, 0 differ"
+    Table.objects.filter(pk=table.pk).update(seating=[])
+
+    assert f"table {table.pk}: its row's seating differs" in refused(table.pk)
+
+
+def test_the_migration_that_put_the_view_on_the_row_fills_it_from_the_rows() -> None:
+    from django.apps import apps
+
+    fill = import_module("games.migrations.0009_table_view_on_row").fill
+    players = make_users("alice", "bob", "carol")
+    tables = [
+        open_table(players[0], seats=3, entropy="cd" * 16),
+        started_table(*players[:2], entropy="ef" * 16),
+    ]
+    play_match(tables[1], rng=random.Random(5), until=lambda view: view["version"] >= 20)
+    for table in tables:
+        table.refresh_from_db()
+    shown = [services.shown_on_row(table) for table in tables]
+    Table.objects.update(seating=[], log_tail=[], receipts=[])  # as before the migration
+
+    fill(apps, None)
+
+    for table, before in zip(tables, shown, strict=True):
+        table.refresh_from_db()
+        assert services.shown_on_row(table) == before
+        assert {name: getattr(table, name) for name in before} == before
+    assert check_replays()[0].strip() == "1 tables replayed, 0 differ"

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from games import selectors, services
 from games.models import Table
@@ -183,3 +185,24 @@ def test_a_written_tables_view_is_made_from_the_state_it_saved_while_that_is_its
     assert selectors.table_view(written, players[seat])["legal_actions"] == (
         services.load_state(table).legal_actions(seat)
     )
+
+
+def test_a_players_new_name_shows_at_every_table_they_sit_at_and_a_login_writes_none() -> None:
+    alice, bob, carol = make_users("alice", "bob", "carol")
+    tables = [open_table(alice, seats=3), started_table(bob, alice), started_table(bob, carol)]
+    play_match(tables[1], rng=random.Random(2))
+
+    alice.username = "alicia"  # an administrator's edit: players cannot rename themselves
+    alice.save()
+
+    names = [[s["player"] for s in views(t.pk, [])[0]["seats"]] for t in tables]
+    assert names == [["alicia", None, None], ["bob", "alicia"], ["bob", "carol"]]
+    for table in tables:
+        table.refresh_from_db()
+        assert services.shown_on_row(table)["seating"] == table.seating
+
+    # A login saves only its time: the tables are not even read.
+    with CaptureQueriesContext(connection) as queries:
+        alice.save(update_fields=["last_login"])
+    assert queries.captured_queries
+    assert not [q["sql"] for q in queries.captured_queries if "games_table" in q["sql"]]
