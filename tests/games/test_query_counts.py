@@ -17,9 +17,10 @@ pytestmark = pytest.mark.django_db
 TABLE_VIEW = 1
 # A move: the API's transaction (a savepoint inside the test's own: in production its
 # BEGIN and COMMIT, which Django does not count); the table's row, locked and read
-# (tests/games/test_race.py); then the writes: the move, the seats' deadlines, the
+# (tests/games/test_race.py); then the writes: the move, the seats' deadlines (an
+# update for the seat that no longer owes, one for the seat that now does), the
 # table, the outbox items. The answer is made from what was read and written.
-MOVE = 7
+MOVE = 8
 JOIN_AND_DEAL = 22
 
 
