@@ -26,8 +26,9 @@ answered 200 is missing, none is there twice, none is there that was not
 answered 200), nothing answered 5xx, and ``check_replays`` must be clean; the
 bench exits 1 otherwise.
 
-``--tree`` serves from another copy of the code (migrated alike), to measure
-a version before a change.
+``--tree`` serves from another copy of the code, to measure a version before a
+change, on a database of its own (``DATABASE_URL``, by default
+``fairdeal_bench_api_tree``) migrated by that copy's own migrations.
 
 With ``pgbench`` on the PATH, its TPC-B-like run (scale 16, 4 clients, 2
 threads, ``--seconds``) on a database of its own comes first, and each N's
@@ -43,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import io
 import json
 import multiprocessing
 import os
@@ -64,6 +64,9 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# ``--tree`` gets a database of its own (``fairdeal_bench_api_tree``), migrated by its own
+# code: a copy from before a change of the schema cannot use the database of after.
+DATABASE_NAMED = "DATABASE_URL" in os.environ
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/fairdeal_bench_api")
 os.environ.setdefault("CELERY_BROKER_URL", "memory://")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
@@ -393,14 +396,12 @@ def lost_or_doubled(committed: list[tuple[int, int]], unknown: list[tuple[int, i
     return problems
 
 
-def replays_clean() -> str | None:
-    from django.core.management import call_command
-    from django.core.management.base import CommandError
-
-    try:
-        call_command("check_replays", stdout=io.StringIO())
-    except CommandError as error:
-        return str(error)
+def replays_clean(tree: Path) -> str | None:
+    """``check_replays`` by the code that served (``tree``): its own models, its own checks."""
+    check = [sys.executable, "manage.py", "check_replays"]
+    done = subprocess.run(check, cwd=tree, capture_output=True, text=True)
+    if done.returncode != 0:
+        return (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
     return None
 
 
@@ -480,7 +481,10 @@ def main() -> None:
     import redis
 
     began = time.perf_counter()
-    fresh_database("bench/api.py", "games_table", "games_outboxitem", "auth_user")
+    tree = Path(args.tree).resolve() if args.tree else None
+    if tree is not None and not DATABASE_NAMED:
+        os.environ["DATABASE_URL"] += "_tree"
+    fresh_database("bench/api.py", "games_table", "games_outboxitem", "auth_user", tree=tree)
     players = make_players(max(args.tables))
     tps = None if args.no_pgbench else pgbench(args.seconds)
     broker = redis.Redis.from_url(args.redis)
@@ -506,11 +510,10 @@ def main() -> None:
                     "--threads", str(args.threads), "--log-level", "warning"]  # fmt: skip
         manage = [sys.executable, "manage.py", "collectstatic", "--noinput"]
         static = {**env, "STATIC_ROOT": str(logs / "static")}
-        tree = Path(args.tree).resolve() if args.tree else ROOT
-        subprocess.run(manage, cwd=tree, env=static, check=True, capture_output=True)
+        subprocess.run(manage, cwd=tree or ROOT, env=static, check=True, capture_output=True)
         processes = Processes(
             {"web": gunicorn, "worker": celery_worker("bench"), "beat": celery_beat()},
-            tree,
+            tree or ROOT,
             static,
             logs,
             ready={"web": answering(port), "worker": worker_ready},
@@ -579,7 +582,7 @@ def main() -> None:
         finally:
             processes.stop()
             broker.flushdb()
-    trouble = replays_clean()
+    trouble = replays_clean(tree or ROOT)
     print(f"\ncheck_replays: {trouble or 'clean'}")
     failed |= trouble is not None
     print(f"total {time.perf_counter() - began:.0f} s")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+from pathlib import Path
 from urllib.parse import urlsplit
 
 
@@ -21,8 +23,12 @@ def ensure_database(url: str) -> None:
             print(f"created database {name}")
 
 
-def fresh_database(bench: str, *tables: str) -> None:
-    """Set Django up on ``DATABASE_URL`` (PostgreSQL only), migrate, and empty ``tables``."""
+def fresh_database(bench: str, *tables: str, tree: Path | None = None) -> None:
+    """Set Django up on ``DATABASE_URL`` (PostgreSQL only), migrate, and empty ``tables``.
+
+    ``tree``: another copy of the code that will use the database (``--tree``),
+    whose own migrations are the ones applied (run there, in a process of its own).
+    """
     ensure_database(os.environ["DATABASE_URL"])
     import django
 
@@ -32,6 +38,10 @@ def fresh_database(bench: str, *tables: str) -> None:
 
     if connection.vendor != "postgresql":
         sys.exit(f"{bench} needs PostgreSQL: set DATABASE_URL=postgres://...")
-    call_command("migrate", verbosity=0)
+    if tree is None:
+        call_command("migrate", verbosity=0)
+    else:
+        migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
+        subprocess.run(migrate, cwd=tree, check=True)
     with connection.cursor() as cursor:
         cursor.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")

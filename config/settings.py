@@ -327,6 +327,12 @@ STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=VAR_DIR / "static")
 # The site's own assets, beside templates/; the apps bring theirs (Swagger UI's, the admin's).
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Django's two finders, and the games' stylesheets, each in its game's package.
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "games.static_finder.Finder",
+]
 # Outside production, static files are served from where they lie, with no collectstatic.
 # Production serves only what `manage.py collectstatic` gathered into STATIC_ROOT, under
 # names that carry a hash of their content, so they can be cached for ever.

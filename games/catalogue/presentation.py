@@ -137,6 +137,9 @@ class Presentation:
     result_board_template: str | None = None
     # A fragment said under the viewer's hand (or None).
     hand_notes_template: str | None = None
+    # The game's own stylesheet (``games/<game id>/<file>.css``, in its folder: found by
+    # ``games.static_finder``), linked by the table page and the replay; or None.
+    stylesheet: str | None = None
     # What one deal to the end is called, and where the board lists those played.
     hand_word = "hand"
     played_key = "hands_played"

@@ -383,7 +383,9 @@ class Ruleset(ABC):
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
     options: ClassVar[tuple[Option, ...]] = ()
-    rulebook: ClassVar[str]  # the rulebook's file in shared/rules/
+    # The published rulebook it follows, by its file name (``dos.txt``); the rules in the
+    # project's own words are the game's ``rules.md``.
+    rulebook: ClassVar[str]
     family: ClassVar[str | None] = None  # the engine family whose preset this game is
     higher_wins: ClassVar[bool] = True  # under the preset; an option may turn it round
     # The fewest seats at which a bot may sit (a rulebook may keep bots from small tables).

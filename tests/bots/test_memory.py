@@ -25,15 +25,25 @@ from typing import Any
 
 from games.bots.seen import seen_from
 from games.bots.streams import Dice
+from games.catalogue.crazy_eights.bot import EightsReading
 from games.catalogue.crazy_eights.memory import Memory, Slot
 from games.catalogue.crazy_eights.rules import CrazyEights
 from games.catalogue.crazy_eights.worlds import Worlds
 from games.rules.base import GameState
 from games.rules.chance import SeededChance
-from tests.bots.tables import FAMILY, positions
+from tests.bots.tables import FAMILY, bot_of, positions
 from tests.rules.stacked import DRAW, play, play_through, stacked_game
 
 POSITIONS = 300
+
+
+def memory_of(seen: Any) -> Memory:
+    """The seat's memory, as the bot of its game makes it (with the game's rules of thumb)."""
+    policy = bot_of(seen)
+    assert policy is not None
+    reading = policy.read(seen)
+    assert isinstance(reading, EightsReading)
+    return reading.memory
 
 
 def saved_but_seen(state: GameState) -> dict[str, Any]:
@@ -69,7 +79,7 @@ def test_the_world_of_the_true_cards_is_the_real_state() -> None:
         if seat not in state.to_act:
             continue
         seen = seen_from(state, seat, events)
-        memory = Memory(seen)
+        memory = memory_of(seen)
         assert memory.consistent
         truth = state.to_json()
         world = Worlds(seen, memory).build(
@@ -85,7 +95,7 @@ def test_a_sampled_world_looks_the_same_from_the_seat() -> None:
         if seat not in state.to_act:
             continue
         seen = seen_from(state, seat, events)
-        worlds = Worlds(seen, Memory(seen))
+        worlds = Worlds(seen, memory_of(seen))
         assert worlds.valid
         world = worlds.build(*worlds.sample(Dice(bytes([number % 256]))))
         assert world.view(seat) == state.view(seat)
@@ -103,7 +113,7 @@ def test_every_world_built_is_the_state_its_saved_form_loads() -> None:
         if seat not in state.to_act:
             continue
         seen = seen_from(state, seat, events)
-        worlds = Worlds(seen, Memory(seen))
+        worlds = Worlds(seen, memory_of(seen))
         for world in range(3):
             hands, stock, pile = worlds.sample(Dice(bytes([number % 256, world])))
             saved = worlds.saved([list(hand) for hand in hands], list(stock), list(pile))
@@ -126,7 +136,7 @@ def test_every_world_built_is_the_state_its_saved_form_loads() -> None:
 def test_the_memory_never_rules_out_the_truth() -> None:
     for state, events, seat in positions(random.Random(3), POSITIONS, games=FAMILY):
         seen = seen_from(state, seat, events)
-        memory = Memory(seen)
+        memory = memory_of(seen)
         epochs = memory.epoch_of if memory.one_pack else None
 
         def epoch_of(card: str, epochs: dict[str, int] | None = epochs) -> int | None:
@@ -154,6 +164,6 @@ def test_a_seat_that_draws_on_hearts_is_remembered_to_hold_no_hearts() -> None:
     events += play_through(state, chance, [(0, play("7H")), (1, DRAW), (1, DRAW)])
     events += play_through(state, chance, [(1, play("4H"))])
     seen = seen_from(state, 0, events)
-    memory = Memory(seen)
+    memory = memory_of(seen)
     assert memory.voids(1) == {"H"}  # the 3S it drew did not fit: a spade, but not a heart
     assert all(slot.no_eights and "7" in slot.ranks for slot in memory.slots[1])

@@ -18,6 +18,7 @@ from games.catalogue import GAMES, RULESETS
 from games.catalogue.crazy_eights import bot as eights
 from games.catalogue.crazy_eights import thumb
 from games.catalogue.crazy_eights.rules import EightsState
+from games.catalogue.dodo import bot as dodo
 from games.rules.base import Action, GameState, Ruleset
 from games.rules.chance import SeededChance
 from tests.bots.tables import FAMILY, Match, positions, seed_of
@@ -65,11 +66,14 @@ def _deal_just_ended(ruleset: Ruleset, seats: int, seed: str) -> tuple[EightsSta
     return state, deal
 
 
+RULES_OF = {"crazy-eights": eights.rules, "dodo": dodo.rules}
+
+
 @pytest.mark.parametrize("game", ["crazy-eights", "dodo"])
 def test_by_the_standing_a_deal_is_worth_the_lead_over_the_best_other(game: str) -> None:
     ruleset = RULESETS[game]
     state, deal = _deal_just_ended(ruleset, 4, f"standing/{game}")
-    rules = thumb.rules_of(ruleset, 4, ruleset.validate(4, {}))
+    rules = thumb.rules_of(ruleset, 4, ruleset.validate(4, {}), RULES_OF[game])
     totals = state.totals
     assert any(totals), "the deal scored"
     for me in range(4):
@@ -93,7 +97,7 @@ def test_a_deal_still_going_is_judged_by_the_cards_in_hand_at_half_weight() -> N
         match.step()
     state = match.state
     assert isinstance(state, EightsState)
-    rules = thumb.rules_of(ruleset, 4, ruleset.validate(4, {}))
+    rules = thumb.rules_of(ruleset, 4, ruleset.validate(4, {}), eights.rules)
     held = [sum(thumb.VALUES[card] for card in hand) for hand in state.hands]
     for me in range(4):
         assert eights.judge(state, me, rules, state.hand_no) == pytest.approx(

@@ -28,6 +28,7 @@ SHARED = sorted(
         *SHARED_CODE,
         *(ROOT / "templates").rglob("*.html"),
         *(ROOT / "static" / "fairdeal").glob("*.js"),
+        *(ROOT / "static" / "fairdeal").glob("*.css"),
     ]
 )
 # ``ruleset.id == ...``, ``table.game != ...``: a question about which game it is.
@@ -67,7 +68,29 @@ def test_no_shared_code_asks_which_game_it_serves(path: Path) -> None:
     assert not asked, f"{path.relative_to(ROOT)} asks which game it is: {asked}"
 
 
+# ``.dos-card``, ``--dos-ink``: a class or a custom property of a game's own.
+GAME_STYLE = re.compile(
+    r"(?:\.|--)(?:"
+    + "|".join(sorted(re.escape(w) for w in game_words() if " " not in w))
+    + r")-[\w-]*",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((ROOT / "static" / "fairdeal").glob("*.css")),
+    ids=lambda path: str(path.relative_to(ROOT)),
+)
+def test_no_shared_stylesheet_styles_a_game(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    styled = sorted(set(GAME_STYLE.findall(text)))
+    assert not styled, f"{path.relative_to(ROOT)} styles {styled}: in the game's table.css"
+
+
 def test_the_scan_sees_a_branch_on_a_game() -> None:
+    assert GAME_STYLE.search(".dos-card .card-face { color: var(--dos-ink); }")
+    assert not GAME_STYLE.search(".card-face { color: var(--ink); }")
     assert ASKS_WHICH_GAME.search('if ruleset.id == "x":')
     assert re.search(r"(?<![\w-])dos(?![\w-])", "{% if dos %}", re.IGNORECASE)
     assert not re.search(r"(?<![\w-])dos(?![\w-])", "dos-card", re.IGNORECASE)

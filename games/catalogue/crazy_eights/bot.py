@@ -9,6 +9,8 @@ the match's standing after it). A call is made whenever one may be, never search
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
+from typing import Any
 
 from games.bots.policy import Policy
 from games.bots.search import Budget, Reading, against_average, lead, match_won
@@ -23,13 +25,14 @@ from games.rules.base import Action, GameState
 class EightsReading(Reading):
     """A decision of the family, read from the seat's memory of the match."""
 
-    def __init__(self, seen: Seen) -> None:
+    def __init__(self, seen: Seen, game: thumb.RulesOf) -> None:
         self.seen = seen
-        self.memory = Memory(seen)
-        self.rules = thumb.rules_of(seen.ruleset, seen.seats, seen.options)
+        self.rules = thumb.rules_of(seen.ruleset, seen.seats, seen.options, game)
+        self.memory = Memory(seen, self.rules.chain_ranks)
 
     def ranked(self) -> list[Action]:
-        return thumb.ranked(thumb.table_from_seen(self.seen, self.memory), self.seen.legal)
+        table = thumb.table_from_seen(self.seen, self.memory, self.rules)
+        return thumb.ranked(table, self.seen.legal)
 
     def candidates(self, count: int) -> list[Action]:
         ranked = self.ranked()
@@ -81,4 +84,14 @@ def call(seen: Seen) -> Action | None:
 # Crazy Eights' budget: on the two-core machine of ``docs/bots.md``, with its other core
 # busy, p99 lands at 0.3-0.4 s. Crazy 8 and Dodo take this bot with budgets of their own
 # (their packages), so that a decision takes about the same time in each (``bench/bots.py``).
-POLICY = Policy(EightsReading, Budget(actions=11_000, more_seats=0.75), call)
+def policy(game: thumb.RulesOf, budget: Budget) -> Policy:
+    """The family's bot for one of its games: ``game``'s rules of thumb, on ``budget``."""
+    return Policy(partial(EightsReading, game=game), budget, call)
+
+
+def rules(blank: Any, seats: int) -> thumb.Rules:
+    """Crazy Eights' rules of thumb: the eight is its only special card (``Rules``' defaults)."""
+    return thumb.Rules(seats=seats)
+
+
+POLICY = policy(rules, Budget(actions=11_000, more_seats=0.75))

@@ -42,6 +42,8 @@ from typing import Any
 from games.bots.seen import Seen
 from games.rules.base import STANDARD_PACK
 
+CHAINED = {"2": 2, "4": 4}  # what a two or a four laid adds to a chain (where it starts one)
+
 EIGHT = "8"
 CHANCE_LABELS = frozenset({"first-dealer", "deal", "reshuffle"})
 
@@ -89,6 +91,7 @@ class Memory:
     """A seat's memory of the deal in progress, followed from its history."""
 
     seen: Seen
+    chain_ranks: str  # the ranks that start or add to a chain (the game's ``thumb.Rules``)
     pile: list[str] = field(default_factory=list)
     called_suit: str | None = None
     epoch: int = 0  # reshuffles this deal: the stock's cards came in at this one
@@ -111,16 +114,12 @@ class Memory:
         self.me = seen.seat
         options = seen.options
         ruleset: Any = seen.ruleset  # the family's rulesets: hand_size, pack
-        self.dodo = hasattr(ruleset.state_class, "swaps")
         self.hand_size: int = ruleset.hand_size(seen.seats, options)
         pack: tuple[str, ...] = ruleset.pack(seen.seats, options)
         self.pack = pack
         self.one_pack = len(set(pack)) == len(pack)
         # The cards that start or add to a chain: Dodo's twos and fours, Crazy 8's twos.
-        if self.dodo:
-            self.chain_values = {"2": 2, "4": 4}
-        else:
-            self.chain_values = {"2": 2} if options.get("twos_draw_two") else {}
+        self.chain_values = {rank: CHAINED[rank] for rank in self.chain_ranks}
         self.catch_draws: int = ruleset.state_class.catch_draws
         # A draw tells what was held unless the table lets a seat draw while a card plays.
         self.draws_tell = not options.get("voluntary_draw")

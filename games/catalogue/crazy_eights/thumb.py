@@ -31,13 +31,13 @@ its own hand and the public facts only, never another hand).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from games.bots.seen import Seen
-from games.catalogue.crazy_eights.memory import Memory
+from games.catalogue.crazy_eights.memory import CHAINED, Memory
 from games.catalogue.crazy_eights.rules import EightsState, card_value
 from games.rules.base import Action, GameState, Ruleset
 
@@ -47,56 +47,42 @@ BLACK_QUEENS = ("QS", "QC")
 CALLS = ("catch", "last_card")
 NO_VOIDS: tuple[frozenset[str], ...] = ()
 NO_VOID: frozenset[str] = frozenset()
-CHAINED = {"2": 2, "4": 4}  # what a two or a four laid adds to a chain (where it starts one)
 
 
 @dataclass(frozen=True)
 class Rules:
-    """What the score needs to know of the game being played: read from a new, empty state."""
+    """What the score needs to know of the game being played: each game's own (:data:`RulesOf`).
+
+    The defaults are the family's plainest game, where the eight is the only special card.
+    """
 
     seats: int
-    dodo: bool
-    collects: bool  # whoever goes out scores the others' cards (else each scores its own)
-    black_queens: bool  # Dodo's swap
-    queen_penalty: bool  # Dodo's worst-plus-ten for a black queen left in hand
-    chain_ranks: str  # cards that make the next seat draw: twos (and fours)
-    answers: bool  # a chain may be answered
-    skip_ranks: str
-    reverse_ranks: str  # at three seats or more
+    spend_eights: bool = False  # the rulebook's advice: play one the moment it does some good
+    collects: bool = True  # whoever goes out scores the others' cards (else each its own)
+    black_queens: bool = False  # Dodo's swap
+    queen_penalty: bool = False  # Dodo's worst-plus-ten for a black queen left in hand
+    chain_ranks: str = ""  # cards that make the next seat draw: twos (and fours)
+    answers: bool = False  # a chain may be answered
+    skip_ranks: str = ""
+    reverse_ranks: str = ""  # at three seats or more
+
+
+# How a game of the family tells the score its rules: from a new, empty state of the game
+# at the table's seats. Each game's own, in its bot module (``crazy_eights/bot.py``,
+# ``crazy_8/bot.py``, ``dodo/bot.py``).
+RulesOf = Callable[[Any, int], Rules]
 
 
 @lru_cache(maxsize=256)
-def _rules(ruleset: Ruleset, seats: int, options: tuple[tuple[str, Any], ...]) -> Rules:
-    blank: Any = ruleset.make_state(seats, dict(options))
-    if hasattr(blank, "swaps"):  # Dodo
-        jack_skips = bool(blank.jacks_skip)
-        return Rules(
-            seats=seats,
-            dodo=True,
-            collects=bool(blank.higher_wins),
-            black_queens=True,
-            queen_penalty=not blank.higher_wins,
-            chain_ranks="24",
-            answers=bool(blank.chains),
-            skip_ranks="AJ" if jack_skips else "A",
-            reverse_ranks="" if jack_skips or seats == 2 else "J",
-        )
-    crazy_8 = hasattr(blank, "skip_ranks")
-    return Rules(
-        seats=seats,
-        dodo=False,
-        collects=True,
-        black_queens=False,
-        queen_penalty=False,
-        chain_ranks="2" if crazy_8 and blank.twos_draw_two else "",
-        answers=crazy_8 and bool(blank.twos_stack),
-        skip_ranks=blank.skip_ranks if crazy_8 else "",
-        reverse_ranks=blank.reverse_ranks if crazy_8 and seats > 2 else "",
-    )
+def _rules(
+    ruleset: Ruleset, seats: int, options: tuple[tuple[str, Any], ...], game: RulesOf
+) -> Rules:
+    return game(ruleset.make_state(seats, dict(options)), seats)
 
 
-def rules_of(ruleset: Ruleset, seats: int, options: Mapping[str, Any]) -> Rules:
-    return _rules(ruleset, seats, tuple(sorted(options.items())))
+def rules_of(ruleset: Ruleset, seats: int, options: Mapping[str, Any], game: RulesOf) -> Rules:
+    """The rules of thumb of the table: ``game``'s, from a new state of ``ruleset``."""
+    return _rules(ruleset, seats, tuple(sorted(options.items())), game)
 
 
 @dataclass
@@ -116,11 +102,11 @@ class Table:
         return (seat + steps * self.direction) % self.rules.seats
 
 
-def table_from_seen(seen: Seen, memory: Memory) -> Table:
+def table_from_seen(seen: Seen, memory: Memory, rules: Rules) -> Table:
     view = seen.view
     chain = view.get("chain")
     return Table(
-        rules=rules_of(seen.ruleset, seen.seats, seen.options),
+        rules=rules,
         me=seen.seat,
         hand=seen.hand,
         counts=view["card_counts"],
@@ -329,7 +315,7 @@ def _eight_cost(table: Table, left: int, low: int) -> float:
     """What laying an eight now gives up: it plays on anything later, but costs fifty in hand."""
     if left <= 1 or low <= 2:
         return 2.0  # the end is near: spend it
-    if table.rules.dodo:
+    if table.rules.spend_eights:
         return 12.0
     return 25.0 if left >= 3 else 8.0
 

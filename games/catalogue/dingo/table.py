@@ -92,6 +92,7 @@ def _stage(board: Mapping[str, Any], names: Names) -> tuple[str, str, str | None
 
 class Dingo(Presentation):
     board_template = "games/dingo/board.html"
+    stylesheet = "games/dingo/table.css"
     replay_board_template = board_template
     # After the end the piles still tell how each deal was scored.
     result_board_template = board_template

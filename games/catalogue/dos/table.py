@@ -139,6 +139,7 @@ def _doing(board: Mapping[str, Any], matches: int) -> str:
 
 class Dos(Presentation):
     board_template = "games/dos/board.html"
+    stylesheet = "games/dos/table.css"
     replay_board_template = board_template
     hand_word = "round"
     played_key = "rounds_played"
