@@ -106,7 +106,7 @@ CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = {"celery": {}, "periodic": {}}
 CELERY_TASK_ROUTES = {
     "games.sweep_deadlines": {"queue": "periodic"},
-    "games.send_reminders": {"queue": "periodic"},
+    "games.mail_turns": {"queue": "periodic"},
     "games.drain_outbox": {"queue": "periodic"},
     "games.purge_outbox": {"queue": "periodic"},
     "games.expire_open_tables": {"queue": "periodic"},
@@ -390,10 +390,11 @@ FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=0.5)
 FAIRDEAL_SWEEP_FANOUT = env.int("FAIRDEAL_SWEEP_FANOUT", default=4)
 # How often an open table page asks whether the table has moved (ms): docs/pages.md.
 FAIRDEAL_POLL_MS = env.int("FAIRDEAL_POLL_MS", default=2000)
-# How often beat sends the reminders that are due: at worst this long after their moment,
-# well inside the shortest reminder window (a quarter of the 60 s minimum at the default
-# share). Its query reads every playing table inside its window (docs/deadlines.md), 20 ms
-# of PostgreSQL's CPU with 10,000 tables playing: not something to run twice a second.
+# How often beat sends the turns' mail that is due ("your turn" after the wait, then the
+# reminder): at worst this long after its moment, well inside the shortest reminder
+# window (a quarter of the 60 s minimum at the default share). Its queries read the
+# owing seats of the playing tables (docs/deadlines.md), some 20 ms of PostgreSQL's CPU
+# with 10,000 tables playing: not something to run twice a second.
 FAIRDEAL_REMINDER_SECONDS = env.float("FAIRDEAL_REMINDER_SECONDS", default=5.0)
 # The health endpoint reports beat dead or silent when the last completed sweep is
 # older than this many intervals (and never less than ten seconds).
@@ -402,7 +403,7 @@ FAIRDEAL_HEALTH_SWEEP_INTERVALS = env.float("FAIRDEAL_HEALTH_SWEEP_INTERVALS", d
 # safe), since dropping a late sweep is how a deadline went unenforced.
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {"task": "games.sweep_deadlines", "schedule": FAIRDEAL_SWEEP_SECONDS},
-    "send-reminders": {"task": "games.send_reminders", "schedule": FAIRDEAL_REMINDER_SECONDS},
+    "mail-turns": {"task": "games.mail_turns", "schedule": FAIRDEAL_REMINDER_SECONDS},
     # Work commits left in the outbox: mail and ratings, in batches (only a bot's move
     # wakes a worker at its commit), and anything whose wake-up was lost (a broker outage).
     "drain-outbox": {"task": "games.drain_outbox", "schedule": FAIRDEAL_SWEEP_SECONDS},

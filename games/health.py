@@ -62,7 +62,7 @@ def _outbox(now: datetime) -> dict[str, Any]:
 
     ``pending`` is what is due and not done (the backlog), ``oldest`` the due
     time of the longest waiting of it; ``scheduled`` is what is not due yet
-    (a "your turn" mail's wait, a retry's backoff, an item a worker holds).
+    (a retry's backoff, an item a worker holds).
     """
     waiting = OutboxItem.objects.filter(done_at__isnull=True)
     due = waiting.filter(due_at__lte=now)

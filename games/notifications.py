@@ -22,14 +22,15 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError, connection, transaction
 from django.db.models import DurationField, Exists, ExpressionWrapper, F, OuterRef, Value
+from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.timesince import timeuntil
 
-from accounts.models import wants_mail
+from accounts.models import EmailVerification, wants_mail
 from games import outbox
 from games.catalogue import find_ruleset
-from games.models import CANCELLED, Move, Notice, Seat, Table
+from games.models import CANCELLED, Notice, Seat, Table
 from games.rules import Event
 from games.rules.base import RESIGNED, TIMEOUT
 from games.selectors import seat_names
@@ -120,72 +121,32 @@ def notify(table_id: int, *, now: datetime | None = None) -> int:
 def _notify(table_id: int, *, now: datetime | None = None) -> Counter[str]:
     """Mail what the table, as it is now, asks for; counts what happened to each mail.
 
-    Safe to call any number of times, late or at once: whatever was already
-    claimed is skipped. A seat that has just acted and owes the next step of
-    its own turn (a suit after an eight) is at the table, and is not mailed;
-    nor is a turn younger than ``FAIRDEAL_TURN_MAIL_WAIT_SECONDS`` (the move
-    that began it queued its own mail for when it is that old: a player who
-    answers within it, playing live, gets none).
+    A table that has ended mails each player at it once ("game over", or called
+    off). A turn's mail is not a table's: :func:`mail_turns` finds the turns due
+    one. Safe to call any number of times, late or at once: whatever was already
+    claimed is skipped.
     """
-    now = now or timezone.now()
     # Mail needs nothing of the state, the largest column by far.
     table = Table.objects.defer("state").filter(pk=table_id).first()
     outcomes: Counter[str] = Counter()
-    if table is None:
+    if table is None or table.status not in (Table.Status.FINISHED, Table.Status.CANCELLED):
         return outcomes
-    wait = timedelta(seconds=settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS)
-    if table.status == Table.Status.PLAYING and not _turn_waited(table, now, wait):
-        return outcomes  # the common case, people playing live: one read more, no mail
-    seats = list(
+    seats = (
         table.seats.filter(user__isnull=False)
         .select_related("user", "user__mail_preferences", "user__email_verification")
         .order_by("number")
     )
-    if table.status == Table.Status.PLAYING:
-        last = table.moves.order_by("-seq").values("kind", "seat").first() or {}
-        just_acted = last.get("seat") if last.get("kind") == Move.Kind.ACTION else None
-        for seat in seats:
-            due = seat.deadline_at
-            if seat.number not in table.to_act or due is None or due <= now:
-                continue
-            if seat.number == just_acted:
-                continue
-            began = due - timedelta(seconds=table.deadline_seconds)
-            if now < began + wait:
-                continue
-            outcome = _deliver(
-                seat.user,
-                table,
-                Notice.Kind.YOUR_TURN,
-                due,
-                lambda seat=seat: your_turn_mail(table, seat, now),
-            )
-            outcomes[outcome] += 1
-    elif table.status in (Table.Status.FINISHED, Table.Status.CANCELLED):
-        # The table has ended: once, to each player at it (a host who called it off knows).
-        if table.status == Table.Status.FINISHED:
-            kind, mail = Notice.Kind.GAME_OVER, game_over_mail
-        else:
-            kind, mail = Notice.Kind.CANCELLED, cancelled_mail
-        for seat in seats:
-            if table.end_reason == CANCELLED and seat.user_id == table.created_by_id:
-                continue
-            outcome = _deliver(seat.user, table, kind, None, lambda seat=seat: mail(table, seat))
-            outcomes[outcome] += 1
+    # The table has ended: once, to each player at it (a host who called it off knows).
+    if table.status == Table.Status.FINISHED:
+        kind, mail = Notice.Kind.GAME_OVER, game_over_mail
+    else:
+        kind, mail = Notice.Kind.CANCELLED, cancelled_mail
+    for seat in seats:
+        if table.end_reason == CANCELLED and seat.user_id == table.created_by_id:
+            continue
+        outcome = _deliver(seat.user, table, kind, None, lambda seat=seat: mail(table, seat))
+        outcomes[outcome] += 1
     return outcomes
-
-
-def _turn_waited(table: Table, now: datetime, wait: timedelta) -> bool:
-    """Whether a player owes a turn, not yet past its deadline, that began ``wait`` ago or
-    more (its deadline is the table's time from when it began)."""
-    latest = now - wait + timedelta(seconds=table.deadline_seconds)
-    return Seat.objects.filter(
-        table=table,
-        number__in=table.to_act,
-        user__isnull=False,
-        deadline_at__gt=now,
-        deadline_at__lte=latest,
-    ).exists()
 
 
 def _share_of_the_time(share: float) -> ExpressionWrapper:
@@ -199,54 +160,77 @@ def _share_of_the_time(share: float) -> ExpressionWrapper:
     )
 
 
-def send_reminders(now: datetime | None = None, *, batch: int = 500) -> int:
-    """Remind every player whose turn has ``FAIRDEAL_REMINDER_SHARE`` of its time left.
+def _turns_due(
+    kind: str, share: float, due_by: datetime, now: datetime, widest: timedelta | None, batch: int
+) -> list[Seat]:
+    """The seats owing a turn whose mail of ``kind`` is due and not yet claimed, soonest
+    deadline first: a player's seat, its deadline still ahead, and ``share`` of the
+    table's time before it reached by ``due_by``; never a player who would not be mailed
+    (no verified address, or this kind turned off), who would hold the batch for ever.
 
-    The seat's deadline is in the future, and no more than the share of the
-    table's time per move away; one reminder per deadline. Returns how many went.
+    ``widest``: no mail of ``kind`` is due further than this from its deadline, a plain
+    range on the table's deadline (the soonest its seats owe, so no later than any of
+    theirs; indexed where the seat's is not: games.models.Seat) that bounds the scan.
     """
-    now = now or timezone.now()
-    share = settings.FAIRDEAL_REMINDER_SHARE
-    window = _share_of_the_time(share)
-    # No window is longer than the share of the longest deadline: a plain range on the
-    # table's deadline (the soonest its seats owe, so no later than any of theirs; indexed
-    # where the seat's is not: games.models.Seat) bounds the scan before the per-table
-    # comparison.
-    widest = timedelta(seconds=share * settings.FAIRDEAL_MAX_DEADLINE_SECONDS)
-    reminded = Notice.objects.filter(
+    claimed = Notice.objects.filter(
         user=OuterRef("user"),
         table=OuterRef("table"),
-        kind=Notice.Kind.REMINDER,
+        kind=kind,
         deadline_at=OuterRef("deadline_at"),
     )
-    due = (
-        Seat.objects.filter(
-            table__status=Table.Status.PLAYING,
-            table__deadline_at__lte=now + widest,
-            user__isnull=False,
-            deadline_at__gt=now,
-            deadline_at__lte=now + widest,
-        )
-        .alias(remind_from=F("deadline_at") - window)
-        .filter(remind_from__lte=now)
-        .exclude(user__mail_preferences__reminder=False)
-        .filter(~Exists(reminded))
+    verified = EmailVerification.objects.annotate(address=Lower("email")).filter(
+        user=OuterRef("user"), address=Lower(OuterRef("user__email"))
+    )
+    seats = Seat.objects.filter(
+        table__status=Table.Status.PLAYING, user__isnull=False, deadline_at__gt=now
+    )
+    if widest is not None:
+        seats = seats.filter(table__deadline_at__lte=now + widest, deadline_at__lte=now + widest)
+    return list(
+        seats.alias(due_from=F("deadline_at") - _share_of_the_time(share))
+        .filter(due_from__lte=due_by)
+        .exclude(user__email="")
+        .filter(Exists(verified))
+        .exclude(**{f"user__mail_preferences__{kind}": False})
+        .filter(~Exists(claimed))
         .select_related("table", "user", "user__mail_preferences", "user__email_verification")
+        .defer("table__state")  # the mail needs nothing of it, the largest column by far
         .order_by("deadline_at")[:batch]
     )
+
+
+def mail_turns(now: datetime | None = None, *, batch: int = 500) -> int:
+    """Each turn's mail, once: "your turn" to a player whose turn has waited
+    ``FAIRDEAL_TURN_MAIL_WAIT_SECONDS`` (a player who answers sooner, playing live,
+    gets none), and a reminder when ``FAIRDEAL_REMINDER_SHARE`` of its time is left.
+    A turn is named by its deadline, so each new turn gets its own. Returns how many went.
+
+    Found by a query, run by beat every ``FAIRDEAL_REMINDER_SECONDS``: a move writes
+    nothing for the mail it may cause.
+    """
+    now = now or timezone.now()
+    wait = timedelta(seconds=settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS)
+    share = settings.FAIRDEAL_REMINDER_SHARE
+    widest = timedelta(seconds=share * settings.FAIRDEAL_MAX_DEADLINE_SECONDS)
     sent = 0
-    for seat in due:
-        if seat.number not in seat.table.to_act:
-            continue
-        outcome = _deliver(
-            seat.user,
-            seat.table,
-            Notice.Kind.REMINDER,
-            seat.deadline_at,
-            lambda seat=seat: reminder_mail(seat.table, seat, now),
-        )
-        sent += outcome == SENT
+    for seat in _turns_due(Notice.Kind.YOUR_TURN, 1.0, now - wait, now, None, batch):
+        # A seat whose last action was the log's last, owing the next step of its own
+        # turn (a suit after an eight), is at the table: not mailed.
+        tail = seat.table.log_tail
+        if seat.number in seat.table.to_act and not (tail and tail[-1]["seat"] == seat.number):
+            sent += _deliver_turn(seat, Notice.Kind.YOUR_TURN, your_turn_mail, now)
+    for seat in _turns_due(Notice.Kind.REMINDER, share, now, now, widest, batch):
+        if seat.number in seat.table.to_act:
+            sent += _deliver_turn(seat, Notice.Kind.REMINDER, reminder_mail, now)
     return sent
+
+
+def _deliver_turn(seat: Seat, kind: str, mail: Any, now: datetime) -> bool:
+    """Whether the mail of ``kind`` about ``seat``'s turn went."""
+    outcome = _deliver(
+        seat.user, seat.table, kind, seat.deadline_at, lambda: mail(seat.table, seat, now)
+    )
+    return outcome == SENT
 
 
 # -- the mails ----------------------------------------------------------------------

@@ -190,16 +190,17 @@ BOT_MOVE = "games.bot_move"
 RATE_TABLE = "leaderboard.rate_table"
 
 
-def _notify_item(table: Table) -> OutboxItem:
-    """The outbox item that mails whom this write concerns once it is committed: game over
-    (or called off) at once, "your turn" once the turn has waited
-    ``FAIRDEAL_TURN_MAIL_WAIT_SECONDS``.
+def _ending_items(table: Table) -> list[OutboxItem]:
+    """The outbox item that mails the players of a table this write ended (game over, or
+    called off), once it is committed; none while it plays on: a turn's mail is found
+    by a query (``notifications.mail_turns``), and a move writes nothing for it.
 
     Through the outbox, in this write's own transaction: no broker call can
     fail between the commit and the answer, and no mail is lost.
     """
-    wait = settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS if table.status == Table.Status.PLAYING else 0
-    return outbox.item(notifications.NOTIFY, delay=timedelta(seconds=wait), table_id=table.pk)
+    if table.status in (Table.Status.OPEN, Table.Status.PLAYING):
+        return []
+    return [outbox.item(notifications.NOTIFY, table_id=table.pk)]
 
 
 def _derive(
@@ -495,7 +496,8 @@ def _start(table: Table) -> None:
     work = _store(table, state, now)
     _log([Move(table=table, seq=0, kind=Move.Kind.START, events=_events_json(events))])
     table.save()
-    OutboxItem.objects.bulk_create([*work, _notify_item(table)])
+    if work:
+        OutboxItem.objects.bulk_create(work)
 
 
 # -- cancelling and expiring ----------------------------------------------------
@@ -518,7 +520,7 @@ def table_cancel(*, table_id: int, user: AbstractBaseUser) -> Table:
     table.end_reason = CANCELLED
     table.cancelled_at = timezone.now()
     table.save(update_fields=["status", "end_reason", "cancelled_at"])
-    _notify_item(table).save()  # whoever had joined hears that there will be no game
+    OutboxItem.objects.bulk_create(_ending_items(table))  # who joined hears: there is no game
     return table
 
 
@@ -639,7 +641,8 @@ def _record(
     )
     work = _store(table, state, now, acted=acted)
     table.save(update_fields=_ENDING_FIELDS)
-    OutboxItem.objects.bulk_create([*work, _notify_item(table)])
+    if items := [*work, *_ending_items(table)]:
+        OutboxItem.objects.bulk_create(items)
 
 
 def _act(table: Table, seat: int, action: Any, now: datetime) -> None:
@@ -724,7 +727,8 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
         seats_changed, kinds = _derive(table, state, ending)
         changed += seats_changed
         items += [(kind, {"table_id": table.pk}) for kind in kinds]
-        items.append((notifications.NOTIFY, {"table_id": table.pk}))  # as _notify_item
+        if table.status != Table.Status.PLAYING:  # as _ending_items
+            items.append((notifications.NOTIFY, {"table_id": table.pk}))
         ended.append(table)
     if mended:
         Table.objects.bulk_update(mended, ["deadline_at"])

@@ -46,10 +46,10 @@ def notify(table_id: int) -> int:
     return notifications.notify(table_id)
 
 
-@shared_task(name="games.send_reminders", ignore_result=True)
-def send_reminders() -> int:
-    """Remind every player whose deadline is near; each reminder goes once."""
-    return notifications.send_reminders()
+@shared_task(name="games.mail_turns", ignore_result=True)
+def mail_turns() -> int:
+    """Each turn's mail, once: "your turn" once it has waited, a reminder near its deadline."""
+    return notifications.mail_turns()
 
 
 @shared_task(name="games.drain_outbox", ignore_result=True)

@@ -39,7 +39,7 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient
 
 from accounts.models import EmailVerification
-from games import outbox, services
+from games import notifications, outbox, services
 from games.models import Move, Seat, Table
 from games.rules.chance import SEED_BYTES, commitment
 
@@ -167,11 +167,13 @@ def finished_table(
 @contextmanager
 def then_drained(capture_on_commit_callbacks: Any) -> Iterator[None]:
     """Commit the block's writes (running their on-commit callbacks, as a real commit
-    does), then drain the outbox as beat's next tick does: mail waits for that tick,
-    only urgent work (a bot's move) wakes a worker at the commit."""
+    does), then do what beat's next ticks do: drain the outbox and send the turns' mail
+    that is due. Mail waits for those ticks; only urgent work (a bot's move) wakes a
+    worker at the commit."""
     with capture_on_commit_callbacks(execute=True):
         yield
     outbox.drain()
+    notifications.mail_turns()
 
 
 def body(response: Response) -> Any:

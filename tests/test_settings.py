@@ -241,7 +241,7 @@ def test_the_development_database_takes_two_writers_at_once(tmp_path: Path) -> N
 
 
 REMINDERS = (
-    's.CELERY_BEAT_SCHEDULE["send-reminders"]["schedule"], s.FAIRDEAL_REMINDER_SECONDS, '
+    's.CELERY_BEAT_SCHEDULE["mail-turns"]["schedule"], s.FAIRDEAL_REMINDER_SECONDS, '
     "s.FAIRDEAL_SWEEP_SECONDS, s.FAIRDEAL_REMINDER_SHARE * s.FAIRDEAL_MIN_DEADLINE_SECONDS"
 )
 

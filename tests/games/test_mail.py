@@ -208,11 +208,11 @@ def test_a_turn_still_waiting_after_the_wait_is_mailed_once(
     assert mailoutbox == []  # not yet: the player may be at the table
 
     let_time_pass(table, WAIT - 5)
-    outbox.drain()
+    notifications.mail_turns()
     assert mailoutbox == []
     let_time_pass(table, 5)
-    outbox.drain()
-    outbox.drain()
+    notifications.mail_turns()
+    notifications.mail_turns()
 
     (message,) = mailoutbox
     assert message.to == [waiting.email]
@@ -232,15 +232,25 @@ def test_the_end_of_a_game_is_mailed_at_once_whatever_the_wait(
     assert {m.subject for m in mailoutbox} == {f"Game over at table {table.pk} (Crazy Eights)"}
 
 
-def test_the_same_turn_is_mailed_once_however_often_notify_runs(
+def test_the_same_turn_is_mailed_once_however_often_the_turns_mail_runs(
     players: list[Any], mailoutbox: list, django_capture_on_commit_callbacks: Any
 ) -> None:
     with then_drained(django_capture_on_commit_callbacks):
         table = started_table(*players)
 
-    assert notifications.notify(table.pk) == 0
-    assert notifications.notify(table.pk) == 0
+    assert notifications.mail_turns() == 0
+    assert notifications.notify(table.pk) == 0  # a table's own mail is only its ending
     assert len(mailoutbox) == 1
+
+
+def test_a_move_writes_nothing_for_the_mail_it_may_cause(players: list[Any]) -> None:
+    table = started_table(*players)
+    assert not OutboxItem.objects.exists()  # the deal: no item either
+
+    play_until_the_turn_passes(table)
+
+    assert not OutboxItem.objects.exists()
+    assert notifications.mail_turns() == 1  # the query finds the turn instead
 
 
 def test_a_player_without_an_email_address_gets_no_mail_and_nothing_breaks(
@@ -259,16 +269,32 @@ def test_a_player_without_an_email_address_gets_no_mail_and_nothing_breaks(
 # -- reminders ---------------------------------------------------------------------
 
 
+@pytest.fixture
+def only_reminders(players: list[Any]) -> list[Any]:
+    """The players, with "your turn" mail turned off: the mails here are the reminders."""
+    for player in players:
+        turn_off(player, "your_turn")
+    return players
+
+
+def reminders(now: Any) -> int:
+    """The turns' mail at ``now`` (``mail_turns``): how many reminders went."""
+    sent = Notice.objects.filter(kind=Notice.Kind.REMINDER, sent_at__isnull=False)
+    before = sent.count()
+    notifications.mail_turns(now)
+    return sent.count() - before
+
+
 def test_a_reminder_goes_when_the_share_of_the_time_is_left_and_only_once(
-    players: list[Any], mailoutbox: list
+    only_reminders: list[Any], mailoutbox: list
 ) -> None:
-    table = started_table(*players)
+    table = started_table(*only_reminders)
     now = timezone.now()
     seat = owing_due(table, now + timedelta(seconds=30))
 
-    assert notifications.send_reminders(now) == 1
-    assert notifications.send_reminders(now) == 0
-    assert notifications.send_reminders(now + timedelta(seconds=10)) == 0
+    assert reminders(now) == 1
+    assert reminders(now) == 0
+    assert reminders(now + timedelta(seconds=10)) == 0
 
     (message,) = mailoutbox
     assert message.to == [seat.user.email]
@@ -279,49 +305,49 @@ def test_a_reminder_goes_when_the_share_of_the_time_is_left_and_only_once(
 
 
 def test_no_reminder_goes_while_more_than_the_share_is_left(
-    players: list[Any], mailoutbox: list
+    only_reminders: list[Any], mailoutbox: list
 ) -> None:
-    table = started_table(*players)  # a day to move: the reminder is due with 6 hours left
+    table = started_table(*only_reminders)  # a day to move: the reminder is due with 6 hours left
     now = timezone.now()
     owing_due(table, now + timedelta(hours=6, minutes=1))
 
-    assert notifications.send_reminders(now) == 0
-    assert notifications.send_reminders(now + timedelta(minutes=2)) == 1
+    assert reminders(now) == 0
+    assert reminders(now + timedelta(minutes=2)) == 1
     assert len(mailoutbox) == 1
 
 
 def test_no_reminder_goes_once_the_deadline_has_passed(
-    players: list[Any], mailoutbox: list
+    only_reminders: list[Any], mailoutbox: list
 ) -> None:
-    table = started_table(*players)
+    table = started_table(*only_reminders)
     now = timezone.now()
     owing_due(table, now - timedelta(seconds=1))
 
-    assert notifications.send_reminders(now) == 0
+    assert reminders(now) == 0
     assert mailoutbox == []
 
 
 def test_no_reminder_goes_to_a_player_who_turned_it_off(
-    players: list[Any], mailoutbox: list
+    only_reminders: list[Any], mailoutbox: list
 ) -> None:
-    table = started_table(*players)
+    table = started_table(*only_reminders)
     now = timezone.now()
     seat = owing_due(table, now + timedelta(seconds=30))
     turn_off(seat.user, "reminder")
 
-    assert notifications.send_reminders(now) == 0
+    assert reminders(now) == 0
     assert mailoutbox == []
 
 
-def test_a_new_turn_gets_its_own_reminder(players: list[Any], mailoutbox: list) -> None:
-    table = started_table(*players)
+def test_a_new_turn_gets_its_own_reminder(only_reminders: list[Any], mailoutbox: list) -> None:
+    table = started_table(*only_reminders)
     now = timezone.now()
     owing_due(table, now + timedelta(seconds=30))
-    assert notifications.send_reminders(now) == 1
+    assert reminders(now) == 1
 
     seat = owing_due(table, now + timedelta(seconds=40))
 
-    assert notifications.send_reminders(now) == 1
+    assert reminders(now) == 1
     assert mails_to(mailoutbox, seat.user)[-1].body.count(seat.deadline_at.isoformat()) == 1
 
 
@@ -418,7 +444,7 @@ def test_a_whole_match_of_mail_shows_no_card_and_no_seed(
             play_until_the_turn_passes(table)
         now = timezone.now()
         owing_due(table, now + timedelta(seconds=5))
-        notifications.send_reminders(now)
+        notifications.mail_turns(now)
     with then_drained(django_capture_on_commit_callbacks):
         services.table_resign(table_id=table.pk, user=players[1])
 
@@ -527,3 +553,26 @@ def test_no_cancellation_mail_goes_to_a_player_who_turned_game_over_mail_off(
         services.table_cancel(table_id=table.pk, user=alice)
 
     assert mailoutbox == []
+
+
+def test_players_who_would_not_be_mailed_never_hold_the_turns_batch(
+    mailoutbox: list, settings: Any
+) -> None:
+    settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS = 0
+    ann, ben, cat, dan = make_users("ann", "ben", "cat", "dan")
+    first = started_table(ann, ben, seed=b"batch one")
+    second = started_table(cat, dan, seed=b"batch two")
+    # The first table's turn is due sooner; its player's address is not verified.
+    set_deadline(first, timezone.now() + timedelta(minutes=30))
+    set_deadline(second, timezone.now() + timedelta(minutes=40))
+    waiting = {first.pk: to_act_user(first), second.pk: to_act_user(second)}
+    waiting[first.pk].email_verification.delete()
+
+    notifications.mail_turns(batch=1)
+
+    # Each query's one place went to the player who is mailed: "your turn", and (a day's
+    # table, forty minutes left) the reminder.
+    assert sorted((m.to[0], m.subject.split(" at ")[0]) for m in mailoutbox) == [
+        (waiting[second.pk].email, "Reminder: your move"),
+        (waiting[second.pk].email, "Your turn"),
+    ]

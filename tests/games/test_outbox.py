@@ -98,14 +98,13 @@ def pending_items() -> list[OutboxItem]:
     return list(OutboxItem.objects.filter(done_at__isnull=True))
 
 
-def test_a_move_writes_its_mail_into_the_outbox_in_its_own_transaction(
+def test_a_game_that_ends_writes_its_mail_into_the_outbox_in_its_own_transaction(
     players: list[Any], broker_down: list[int], mailoutbox: list
 ) -> None:
     table = started_table(*players)
-    OutboxItem.objects.all().delete()
-    user, view = first_player_to_act(table)
+    assert not OutboxItem.objects.exists()  # the deal and a move write none (mail_turns)
 
-    response = move(client_for(user), table.pk, view["version"], view["legal_actions"][0])
+    response = client_for(players[0]).post(table_url(table.pk, "resign"))
 
     assert response.status_code == 200
     (item,) = pending_items()
@@ -174,20 +173,17 @@ def test_a_mail_server_failure_is_retried_with_backoff_and_each_mail_goes_once(
 
     outbox.drain()
 
-    # Both items (the deal's and the resignation's) ask for the same, game over by now:
-    # claimed together, they are run once, and both wait to be tried again.
-    items = list(OutboxItem.objects.filter(done_at__isnull=True))
-    assert len(items) == 2
-    for item in items:
-        assert item.attempts == 1
-        assert "could not be sent" in item.last_error
-        wait = item.due_at - timezone.now()
-        assert timedelta(seconds=3) < wait <= outbox.backoff(1)
+    # The resignation's item: its run failed for one mail, and waits to be tried again.
+    (item,) = OutboxItem.objects.filter(done_at__isnull=True)
+    assert item.attempts == 1
+    assert "could not be sent" in item.last_error
+    wait = item.due_at - timezone.now()
+    assert timedelta(seconds=3) < wait <= outbox.backoff(1)
     assert len(mail.outbox) == 1  # the other player's mail went
 
     assert outbox.drain() == 0  # not due yet: nothing is tried early
     OutboxItem.objects.update(due_at=timezone.now())
-    assert outbox.drain() == 2
+    assert outbox.drain() == 1
 
     assert OutboxItem.objects.filter(done_at__isnull=True).count() == 0
     game_over = sorted(m.to[0] for m in mail.outbox if m.subject.startswith("Game over"))
@@ -315,13 +311,9 @@ def test_a_real_publish_to_a_broker_that_is_down_only_delays_the_mail(
     """No stand-in: the wake-up is published for real, to a port where nothing listens."""
     from config.celery import app
 
-    # A fixed deal whose first legal move passes the turn: the other player is mailed (a
-    # random deal's first legal move may be a draw, after which the drawer keeps the turn
-    # until a card plays: nobody is mailed).
-    table = started_table(*players, seed=b"outbox")
-    OutboxItem.objects.update(done_at=timezone.now())
-    user, view = first_player_to_act(table)
-    monkeypatch.setattr(outbox, "URGENT", {"games.notify"})  # so that the move wakes a worker
+    # A resignation: the game ends, and its mail goes into the outbox with it.
+    table = started_table(*players)
+    monkeypatch.setattr(outbox, "URGENT", {"games.notify"})  # so that the write wakes a worker
     monkeypatch.setitem(app.conf, "task_always_eager", False)
     monkeypatch.setitem(app.conf, "broker_url", "redis://127.0.0.1:1/0")
     monkeypatch.setitem(app.conf, "broker_write_url", "redis://127.0.0.1:1/0")
@@ -331,17 +323,17 @@ def test_a_real_publish_to_a_broker_that_is_down_only_delays_the_mail(
 
     started = time.monotonic()
     with django_capture_on_commit_callbacks_executing():
-        response = move(client_for(user), table.pk, view["version"], view["legal_actions"][0])
+        response = client_for(players[0]).post(table_url(table.pk, "resign"))
     took = time.monotonic() - started
 
     assert response.status_code == 200, response.content
-    assert body(response)["to_act"] != view["to_act"], "the deal's first move passes the turn"
-    assert took < 10, f"the move waited {took:.1f} s for a broker that is down"
+    assert body(response)["status"] == "finished"
+    assert took < 10, f"the resignation waited {took:.1f} s for a broker that is down"
     (item,) = pending_items()
     assert item.kind == "games.notify"
     monkeypatch.undo()
     assert outbox.drain() == 1  # beat's drain, once the broker is back
-    assert [m.subject for m in mailoutbox][-1].startswith(f"Your turn at table {table.pk}")
+    assert {m.subject for m in mailoutbox} == {f"Game over at table {table.pk} (Crazy Eights)"}
 
 
 def test_a_drain_with_a_time_limit_stops_after_a_batch_and_wakes_a_worker_for_the_rest(

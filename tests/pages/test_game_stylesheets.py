@@ -78,6 +78,8 @@ def test_the_table_page_and_the_replay_link_the_games_own_stylesheet(game: str, 
     replay = Client().get(f"/tables/{table.pk}/replay/")
     for page in (playing, replay):
         assert page.status_code == 200
-        linked = re.findall(r'<link rel="stylesheet" href="/static/([^"]+)">', page.content.decode())
+        linked = re.findall(
+            r'<link rel="stylesheet" href="/static/([^"]+)">', page.content.decode()
+        )
         assert "fairdeal/table.css" in linked
         assert [s for s in linked if s.startswith("games/")] == ([sheet] if sheet else [])
