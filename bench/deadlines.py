@@ -11,7 +11,8 @@ it, all playing, their deadlines a day away.
 
 (a) The sweep's ``SELECT ... FOR UPDATE SKIP LOCKED`` over expired tables,
     timed with 0, 100 and 1,000 expired among 1,000 and among 10,000 active
-    tables, with the plan checked for the partial index ``table_playing_deadline``.
+    tables, with the plan checked for the partial index ``table_playing_deadline``;
+    and beat's turns' mail (``games.notifications.mail_turns``) over all of them.
 (b) 1,000 tables get deadlines spread over the next ``--spread`` seconds; the
     bench sweeps every ``--interval`` seconds until all have ended and prints
     the lateness (finished_at - deadline) p50/p99/max and the sweep's rate.
@@ -90,9 +91,9 @@ def clone(template: Any, count: int, now: datetime) -> list[int]:
     """``count`` copies of a started table, each with its seats and its start move."""
     from django.db import transaction
 
-    from games.models import Move, Seat, Table
+    from games.models import Move, Seat, Seated, Table
 
-    seats = list(template.seats.order_by("number"))
+    seats = list(template.seats.select_related("user").order_by("number"))
     start = template.moves.get(seq=0)
     (owing,) = template.to_act
     skip = {"id", "created_at"}
@@ -108,11 +109,11 @@ def clone(template: Any, count: int, now: datetime) -> list[int]:
                     for _ in range(n)
                 ]
             )
-            Seat.objects.bulk_create(
+            made = Seat.objects.bulk_create(
                 Seat(
                     table_id=t.pk,
                     number=s.number,
-                    user_id=s.user_id,
+                    user=s.user,
                     is_bot=s.is_bot,
                     joined_at=s.joined_at,
                     deadline_at=due if s.number == owing else None,
@@ -120,6 +121,10 @@ def clone(template: Any, count: int, now: datetime) -> list[int]:
                 for t in tables
                 for s in seats
             )
+            # Each table's row shows its own seats (games.models: Table.seating).
+            for t, at in zip(tables, range(0, len(made), len(seats)), strict=True):
+                t.seating = [Seated.of(seat).to_json() for seat in made[at : at + len(seats)]]
+            Table.objects.bulk_update(tables, ["seating"])
             Move.objects.bulk_create(
                 Move(table_id=t.pk, seq=0, kind=start.kind, events=start.events) for t in tables
             )
@@ -128,20 +133,35 @@ def clone(template: Any, count: int, now: datetime) -> list[int]:
 
 
 def set_deadlines(ids: list[int], dues: list[datetime], owing: int) -> None:
-    """Give each table (and its owing seat) the matching deadline, in one statement each."""
+    """Give each table (and its owing seat, on its row and as the table's row shows it) the
+    matching deadline, in one statement each."""
     from django.db import connection, transaction
 
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
-            "UPDATE games_table t SET deadline_at = d.due FROM unnest(%s::bigint[], "
+            "UPDATE games_table t SET deadline_at = d.due, seating = jsonb_set(t.seating, "
+            "ARRAY[%s::text, 'deadline'], to_jsonb(d.due)) FROM unnest(%s::bigint[], "
             "%s::timestamptz[]) AS d(id, due) WHERE t.id = d.id",
-            [ids, dues],
+            [owing, ids, dues],
         )
         cursor.execute(
             "UPDATE games_seat s SET deadline_at = d.due FROM unnest(%s::bigint[], "
             "%s::timestamptz[]) AS d(id, due) WHERE s.table_id = d.id AND s.number = %s",
             [ids, dues, owing],
         )
+
+
+def mail_turns_cost(repeat: int = 5) -> float:
+    """The best of ``repeat`` calls of the turns' mail, in ms: its queries over every playing
+    table (the players have no address, and no turn is due: nothing is mailed)."""
+    from games import notifications
+
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        notifications.mail_turns()
+        times.append(time.perf_counter() - started)
+    return min(times) * 1e3
 
 
 def analyze() -> None:
@@ -513,6 +533,7 @@ def main() -> None:
     ids += clone(template, args.tables - len(ids), timezone.now())
     built = time.perf_counter() - step
     large = query_costs(ids, owing, [0, 100, 1000])
+    turns = mail_turns_cost()
 
     # (b) the lateness run uses one share of the tables, the burst another.
     timed = ids[: args.expiring]
@@ -534,6 +555,12 @@ def main() -> None:
     print(
         f"  with nothing expired: {min(zero):.3f}-{max(zero):.3f} ms at 1,000 and "
         f"{args.tables:,} active: the cost follows the expired rows, not the active ones"
+    )
+
+    print(
+        f"  the turns' mail (games.notifications.mail_turns: its two queries, nothing due) over "
+        f"{args.tables:,} playing tables: {turns:.1f} ms a call, beat's every "
+        "FAIRDEAL_REMINDER_SECONDS"
     )
 
     print(
