@@ -118,10 +118,12 @@ def clone(template: Any, tables: list[tuple[list[int], list[int], datetime]]) ->
 
     The stored state is left small (the recompute reads the result, not the state).
     """
+    from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from games.models import Move, Seat, Table
+    from games.models import Move, Seat, Seated, Table
 
+    names = dict(get_user_model().objects.values_list("pk", "username"))
     skip = {"id", "created_at", "state", "result", "finished_at", "created_by_id"}
     fields = {
         f.attname: getattr(template, f.attname)
@@ -144,11 +146,21 @@ def clone(template: Any, tables: list[tuple[list[int], list[int], datetime]]) ->
                     for seated, places, finished_at in chunk
                 ]
             )
-            Seat.objects.bulk_create(
+            made = Seat.objects.bulk_create(
                 Seat(table_id=row.pk, number=number, user_id=player)
                 for row, (seated, _, _) in zip(rows, chunk, strict=True)
                 for number, player in enumerate(seated)
             )
+            # Each table's row shows its own seats and players (games.models: Table.seating).
+            by_table: dict[int, list[dict]] = {row.pk: [] for row in rows}
+            for seat in made:
+                shown = Seated(
+                    seat.number, seat.pk, seat.user_id, names[seat.user_id], False, "", None
+                )
+                by_table[seat.table_id].append(shown.to_json())
+            for row in rows:
+                row.seating = by_table[row.pk]
+            Table.objects.bulk_update(rows, ["seating"])
             Move.objects.bulk_create(
                 Move(
                     table_id=row.pk,
