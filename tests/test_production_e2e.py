@@ -194,7 +194,14 @@ def production(tmp_path: Path) -> Iterator[dict[str, Any]]:
                 pass
             assert time.monotonic() < give_up, "the service was not healthy in time"
             time.sleep(0.2)
-        yield {"site": site, "tree": tree, "mail": mail_dir, "manage": manage, "env": env}
+        yield {
+            "site": site,
+            "tree": tree,
+            "mail": mail_dir,
+            "manage": manage,
+            "env": env,
+            "logs": logs,
+        }
         passed = True
     finally:
         for process in processes.values():
@@ -300,6 +307,16 @@ def test_the_production_shape_from_a_clean_tree_ends_a_late_game_by_timeout(
     assert report["sweep"]["age_seconds"] < 10 * SWEEP_SECONDS + 5
     assert report["broker"]["ok"] is True
     assert report["outbox"]["pending"] == 0
+
+    # Every periodic task beat sends runs on the worker, the turns' mail among them.
+    worker_log: Path = production["logs"]["worker"]
+    wait_for(
+        lambda: re.search(r"games\.mail_turns\[[^\]]+\] succeeded", worker_log.read_text()),
+        20,
+        "beat's turns' mail on the worker",
+    )
+    for name in ("worker", "beat"):
+        assert "Traceback" not in production["logs"][name].read_text(errors="replace"), name
 
     # What an operator scripts says the same.
     health = json.loads(production["manage"]("health"))
