@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games import pages, table_pages
+from games import pages, replay_pages, table_pages
 
 urlpatterns = [
     path("lobby/", pages.lobby, name="lobby"),
@@ -14,5 +14,5 @@ urlpatterns = [
     path("tables/<int:table_id>/version/", table_pages.table_version, name="table-version"),
     path("tables/<int:table_id>/move/", table_pages.table_move, name="table-move-page"),
     path("tables/<int:table_id>/resign/", table_pages.table_resign, name="table-resign-page"),
-    path("tables/<int:table_id>/replay/", table_pages.table_replay, name="table-replay"),
+    path("tables/<int:table_id>/replay/", replay_pages.table_replay, name="table-replay"),
 ]

@@ -1,4 +1,4 @@
-"""The table page: the game as the viewer may see it, its moves as buttons, and its replay.
+"""The table page: the game as the viewer may see it, and its moves as buttons.
 
 The page reads a table through :func:`games.selectors.table_view`, as the API
 does, so it shows exactly what the API would show the same person: their own
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.conf import settings
@@ -37,14 +37,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from config.errors import ServiceError
-from fairplay.services import seed_for
 from games import selectors, services
 from games.catalogue import find_game, find_ruleset
 from games.forms import deadline_words
-from games.models import Move, Table
+from games.models import Table
 from games.pages import options_in_words, player_url
-from games.rules import Event, RulesError, Ruleset
-from games.rules.replay import Act, Forfeit, Step, replay
+from games.rules import RulesError
 
 # A posted action is a small JSON object (the longest of any game, eight cards of a rank and
 # a suit, is under 120 characters): anything longer is refused before it is parsed.
@@ -116,11 +114,11 @@ def _refusal_message(error: Exception, user: AbstractBaseUser | AnonymousUser) -
     raise error
 
 
-def _table_url(table_id: int) -> str:
+def table_url(table_id: int) -> str:
     return reverse("table-page", args=[table_id])
 
 
-def _table_or_404(table_id: int) -> Table:
+def table_or_404(table_id: int) -> Table:
     table = selectors.table_for_view(table_id)
     if table is None:
         raise Http404("There is no such table.")
@@ -286,7 +284,7 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "move_url": reverse("table-move-page", args=[table.pk]),
         "resign_url": reverse("table-resign-page", args=[table.pk]),
         "replay_url": reverse("table-replay", args=[table.pk]),
-        "page_url": _table_url(table.pk),
+        "page_url": table_url(table.pk),
     }
 
 
@@ -306,7 +304,7 @@ def _wants_fragment(request: HttpRequest) -> bool:
 @never_cache
 def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     """The table as the viewer may see it; ``?fragment=1`` gives its board alone, for table.js."""
-    table = _table_or_404(table_id)
+    table = table_or_404(table_id)
     context = table_context(request, table)
     if _wants_fragment(request):
         return render(request, "games/_table_board.html", context)
@@ -345,7 +343,7 @@ def table_version(request: HttpRequest, table_id: int) -> HttpResponse:
 @require_POST
 def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
     """Apply the move a button posted, as the API's MoveView does; then back to the table."""
-    back = HttpResponseRedirect(_table_url(table_id))
+    back = HttpResponseRedirect(table_url(table_id))
     try:
         version = _posted_version(request.POST)
         action = _posted_action(request.POST)
@@ -374,13 +372,13 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
 def table_resign(request: HttpRequest, table_id: int) -> HttpResponse:
     """GET asks "Are you sure?" (a page of its own, so it needs no script); POST resigns."""
     if request.method != "POST":
-        table = _table_or_404(table_id)
+        table = table_or_404(table_id)
         context = table_context(request, table)
         if not context["can_resign"]:
             messages.info(
                 request, "There is nothing to resign here: you are not playing at this table."
             )
-            return HttpResponseRedirect(_table_url(table_id))
+            return HttpResponseRedirect(table_url(table_id))
         return render(request, "games/table.html", {**context, "confirm_resign": True})
     if _run(
         request,
@@ -388,95 +386,4 @@ def table_resign(request: HttpRequest, table_id: int) -> HttpResponse:
         lambda: services.table_resign(table_id=table_id, user=request.user),
     ):
         messages.success(request, "You resigned: your seat finishes last, and the game is over.")
-    return HttpResponseRedirect(_table_url(table_id))
-
-
-# -- the replay -------------------------------------------------------------------------
-
-
-def _log_of(moves: Iterable[Move]) -> list[Act | Forfeit]:
-    return [
-        Act(move.seat, move.action)
-        if move.kind == Move.Kind.ACTION
-        else Forfeit(move.seat, move.action["reason"])
-        for move in moves
-    ]
-
-
-def _event_seen(event: Event) -> dict[str, Any]:
-    """An event as the record shows it once the game is over: with its actor's private part."""
-    seat = event.public.get("seat")
-    return event.for_seat(seat if isinstance(seat, int) else None)
-
-
-def _replay_step(table: Table, ruleset: Ruleset, log: list[Act | Forfeit], step_no: int) -> Step:
-    """The replay after the first ``step_no`` entries of the log (0: the start)."""
-    *_, step = replay(ruleset, table.seat_count, table.options, seed_for(table), log[:step_no])
-    return step
-
-
-@require_safe
-@never_cache
-def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
-    """The finished game move by move (``?step=n``), every hand face up: the record is public now."""
-    table = _table_or_404(table_id)
-    names = selectors.seat_names(table)
-    context: dict[str, Any] = {
-        "table": table,
-        "page_url": _table_url(table.pk),
-        "verify_url": reverse("table-verify", args=[table.pk]),
-    }
-    if table.status != Table.Status.FINISHED:
-        # Before the end the hands are secret, so there is nothing to replay yet.
-        return render(request, "games/replay.html", {**context, "not_yet": True}, status=404)
-    ruleset = find_ruleset(table.game, table.ruleset_version)
-    moves = list(table.moves.order_by("seq"))
-    log = _log_of(move for move in moves if move.kind != Move.Kind.START)
-    last = len(log)
-    raw = request.GET.get("step", "")
-    step_no = int(raw) if re.fullmatch(r"\d{1,6}", raw) else last
-    step_no = min(step_no, last)
-    step = _replay_step(table, ruleset, log, step_no)
-    state = step.state
-    view = state.view(None)
-    presentation = find_game(ruleset.id).presentation
-    face = presentation.card_face
-    hands = [
-        {
-            "seat": seat,
-            "name": names(seat),
-            "cards": [face(card) for card in state.view(seat)["you"]["hand"]],
-            "total": view["totals"][seat],
-            "to_act": seat in state.to_act,
-        }
-        for seat in range(table.seat_count)
-    ]
-    rows = [
-        {**hand, "cards": len(hand["cards"]), "you": False, "bot": False, "level": None}
-        for hand in hands
-    ]
-    # Each step's events say what happened (the action itself first), in the engine's words.
-    what = (
-        "The start: the first dealer is drawn and the first hand dealt." if step_no == 0 else None
-    )
-    replay_url = reverse("table-replay", args=[table.pk])
-    context.update(
-        {
-            "ruleset": ruleset,
-            "step_no": step_no,
-            "last": last,
-            "what": what,
-            "events": [ruleset.event_text(_event_seen(e), names) for e in step.events],
-            "hands": hands,
-            "board": view,
-            "presentation": presentation,
-            "game_board": presentation.board(view, rows, None, names),
-            "score_sheet": presentation.score_sheet(view, table.seat_count, names),
-            "first_url": f"{replay_url}?step=0",
-            "previous_url": f"{replay_url}?step={step_no - 1}" if step_no > 0 else None,
-            "next_url": f"{replay_url}?step={step_no + 1}" if step_no < last else None,
-            "last_url": f"{replay_url}?step={last}",
-            "replay_url": replay_url,
-        }
-    )
-    return render(request, "games/replay.html", context)
+    return HttpResponseRedirect(table_url(table_id))
