@@ -1,4 +1,5 @@
-"""One boundary where every error becomes JSON: ``{"code", "detail"[, "fields"]}``."""
+"""One boundary for errors: JSON under /api/ (``{"code", "detail"[, "fields"]}``), a page
+with the site's navigation elsewhere."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.views.decorators.csrf import csrf_exempt
+from django.shortcuts import render
+from django.views import csrf as csrf_views
+from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt, requires_csrf_token
 from redis.exceptions import RedisError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -150,7 +154,8 @@ def api_not_found(request: HttpRequest, path: str = "") -> HttpResponse:
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
-    """``CSRF_FAILURE_VIEW``: JSON under /api/, Django's own page elsewhere."""
+    """``CSRF_FAILURE_VIEW``: JSON under /api/, else ``403_csrf.html`` through Django's view,
+    which renders it without the request."""
     if _is_api(request):
         return JsonResponse(
             error_body(
@@ -160,35 +165,63 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
             ),
             status=403,
         )
-    from django.views.csrf import csrf_failure as page_csrf_failure
-
-    return page_csrf_failure(request, reason)
+    return csrf_views.csrf_failure(request, reason)
 
 
+# The packages whose messages are written for players: ``Http404("There is no such
+# table.")`` raised in games/table_pages.py. Django's own (get_object_or_404, a URL
+# that matches nothing) name models and patterns, and are never shown.
+OUR_PACKAGES = frozenset({"accounts", "config", "fairplay", "games", "leaderboard"})
+
+
+def words_for_players(exception: BaseException | None) -> str | None:
+    """The exception's message if a line of Fairdeal's own code raised it, else None."""
+    if exception is None or not exception.args or not isinstance(exception.args[0], str):
+        return None
+    raised = exception.__traceback__
+    if raised is None:
+        return None
+    while raised.tb_next is not None:
+        raised = raised.tb_next
+    module = raised.tb_frame.f_globals.get("__name__", "")
+    if module.partition(".")[0] not in OUR_PACKAGES:
+        return None
+    return _bounded(exception.args[0])
+
+
+# The pages below extend base.html, with its navigation. requires_csrf_token, as on
+# Django's own handlers: the navigation's logout form needs the token, and these run
+# when no view did (a URL that matches nothing).
+
+
+@requires_csrf_token
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if _is_api(request):
         return JsonResponse(
             error_body("not_found", "There is nothing at this address."), status=404
         )
-    from django.views.defaults import page_not_found
+    return render(request, "404.html", {"words": words_for_players(exception)}, status=404)
 
-    return page_not_found(request, exception)
+
+@requires_csrf_token
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(error_body("forbidden", "You may not do this."), status=403)
+    return render(request, "403.html", {"words": words_for_players(exception)}, status=403)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    """JSON under /api/, else ``500.html`` through Django's view, which renders it with no
+    context at all: no request, session or database, so the page shows whatever broke."""
     if _is_api(request):
         return JsonResponse(
             error_body("server_error", "Something went wrong on our side; nothing was changed."),
             status=500,
         )
-    from django.views.defaults import server_error as page_server_error
-
-    return page_server_error(request)
+    return defaults.server_error(request)
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if _is_api(request):
         return JsonResponse(error_body("bad_request", "The request was refused."), status=400)
-    from django.views.defaults import bad_request as page_bad_request
-
-    return page_bad_request(request, exception)
+    return defaults.bad_request(request, exception)

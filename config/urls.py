@@ -30,5 +30,6 @@ urlpatterns = [
 ]
 
 handler400 = "config.errors.bad_request"
+handler403 = "config.errors.permission_denied"
 handler404 = "config.errors.not_found"
 handler500 = "config.errors.server_error"
