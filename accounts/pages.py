@@ -23,7 +23,6 @@ from django.contrib import messages
 from django.contrib.auth import login, logout, update_session_auth_hash
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
@@ -50,6 +49,7 @@ from accounts.services import (
     account_register,
     password_change,
     profile_update,
+    token_issue,
     token_revoke,
 )
 from accounts.verification import AlreadyVerified, verification_resend
@@ -128,7 +128,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         data = form.cleaned_data
         try:
-            user, _ = account_register(
+            user = account_register(
                 username=data["username"], email=data["email"], password=data["password1"]
             )
         except UsernameTaken as error:
@@ -334,12 +334,12 @@ def settings_verify_email(request: HttpRequest) -> HttpResponse:
 
 @post_only
 def settings_token(request: HttpRequest) -> HttpResponse:
-    """Show the API token, making one if there is none (as a login through the API would)."""
-    try:
-        with transaction.atomic():
-            token, _ = Token.objects.get_or_create(user=request.user)
-    except IntegrityError:  # a double submit made it in the meantime
-        token = Token.objects.get(user=request.user)
+    """Show the API token, making one if there is none: the only way the web makes one.
+
+    The key is in this answer to the POST alone (no-store); the page after a GET says
+    only that there is a token.
+    """
+    token = token_issue(user=request.user)
     return settings_response(request, shown_token=token.key)
 
 
@@ -356,7 +356,7 @@ def settings_token_revoke(request: HttpRequest) -> HttpResponse:
 @post_only
 def settings_password(request: HttpRequest) -> HttpResponse:
     """Change the password through the API's service, which checks the old one under the
-    login guard and replaces the API token; this session stays signed in."""
+    login guard and revokes the API token; this session stays signed in."""
     user = request.user
     form = PasswordChangeForm(user, request.POST)
     if not form.is_valid():
@@ -377,7 +377,7 @@ def settings_password(request: HttpRequest) -> HttpResponse:
     update_session_auth_hash(request, user)
     messages.success(
         request,
-        "Your password is changed. Your API token was replaced: "
-        "clients using the old one must sign in again.",
+        "Your password is changed. Any API token you had is revoked: "
+        "programs using it need a new one.",
     )
     return redirect("settings")

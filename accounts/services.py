@@ -1,5 +1,9 @@
 """Accounts: registering, tokens, logging out, changing the password, and the public profile.
 
+An account has no API token until it asks for one: the API's register, token and
+password answers carry one (:func:`token_issue`), the settings page makes one on
+request; signing up or changing the password on the web makes none.
+
 Names and addresses are normalised first (:mod:`accounts.names`); the checks
 here give the friendly answer, the database's unique indexes the final one,
 so that simultaneous registrations of one name make exactly one account.
@@ -57,8 +61,8 @@ def _email_taken() -> EmailTaken:
 
 
 @transaction.atomic
-def account_register(*, username: str, email: str, password: str) -> tuple[Any, Token]:
-    """A new account, its token, and a verification mail once it has committed."""
+def account_register(*, username: str, email: str, password: str) -> Any:
+    """A new account, without an API token, and a verification mail once it has committed."""
     username, email = normalize_username(username), normalize_email(email)
     if users_named(username).exists():
         raise _username_taken()
@@ -70,9 +74,8 @@ def account_register(*, username: str, email: str, password: str) -> tuple[Any, 
     except IntegrityError as error:
         # Someone registered the name or address in the meantime.
         raise (_email_taken() if EMAIL_INDEX in str(error) else _username_taken()) from None
-    token = Token.objects.create(user=user)
     verification_request(user=user)
-    return user, token
+    return user
 
 
 def account_authenticate(*, username: str, password: str, address: str, request: Any = None) -> Any:
@@ -95,6 +98,12 @@ def account_authenticate(*, username: str, password: str, address: str, request:
 def token_for(*, username: str, password: str, address: str) -> Token:
     """The account's token for the right password; refused while its logins are locked."""
     user = account_authenticate(username=username, password=password, address=address)
+    return token_issue(user=user)
+
+
+def token_issue(*, user: Any) -> Token:
+    """The account's API token, made if it has none (get_or_create: of two simultaneous
+    requests, one makes it and the other reads it)."""
     token, _ = Token.objects.get_or_create(user=user)
     return token
 
@@ -105,8 +114,8 @@ def token_revoke(*, user: Any) -> None:
 
 
 @transaction.atomic
-def password_change(*, user: Any, old_password: str, new_password: str, address: str) -> Token:
-    """Set a new password (already validated); the old token is revoked, a new one returned.
+def password_change(*, user: Any, old_password: str, new_password: str, address: str) -> None:
+    """Set a new password (already validated) and revoke the API token, if there is one.
 
     The old password is guessed under the same guard as logging in.
     """
@@ -119,7 +128,6 @@ def password_change(*, user: Any, old_password: str, new_password: str, address:
     user.set_password(new_password)
     user.save(update_fields=["password"])
     Token.objects.filter(user=user).delete()
-    return Token.objects.create(user=user)
 
 
 def profile_update(*, user: Any, on_leaderboards: bool) -> Profile:

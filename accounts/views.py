@@ -30,6 +30,7 @@ from accounts.services import (
     password_change,
     profile_update,
     token_for,
+    token_issue,
     token_revoke,
 )
 from accounts.verification import ResendTooSoon, email_verify, user_for_token, verification_resend
@@ -60,7 +61,8 @@ class RegisterView(PublicAccountsView):
         """
         serializer = RegisterSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user, token = account_register(**serializer.validated_data)
+        user = account_register(**serializer.validated_data)
+        token = token_issue(user=user)
         return Response(
             {
                 "username": user.username,
@@ -102,9 +104,10 @@ class PasswordView(APIView):
         """Change the password; the old token stops working and the answer carries a new one."""
         serializer = PasswordChangeSerializer(data=request.data, context={"user": request.user})
         serializer.is_valid(raise_exception=True)
-        token = password_change(
+        password_change(
             user=request.user, **serializer.validated_data, address=client_address(request)
         )
+        token = token_issue(user=request.user)
         if request.session.session_key:
             update_session_auth_hash(request._request, request.user)
         return Response({"token": token.key})

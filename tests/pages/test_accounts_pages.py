@@ -515,6 +515,48 @@ def test_a_logout_without_its_csrf_token_is_refused(alice: Any) -> None:
     assert logged_in_user(client) == alice
 
 
+def test_signing_up_on_the_web_makes_no_api_token_until_the_player_asks_for_one(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    client = Client(enforce_csrf_checks=True)
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', text_of(client.get(SIGNUP)))
+    assert csrf is not None
+    mail_out(
+        django_capture_on_commit_callbacks,
+        lambda: client.post(SIGNUP, signup_data(csrfmiddlewaretoken=csrf.group(1))),
+    )
+    alice = User.objects.get(username="alice")
+    assert not Token.objects.filter(user=alice).exists()
+
+    page = client.get(SETTINGS)
+
+    html = text_of(page)
+    assert "You have no token." in html
+    assert 'id="api-token"' not in html
+    assert not Token.objects.filter(user=alice).exists()
+    button = re.search(
+        r'<form method="post" action="/accounts/settings/token/">\s*'
+        r'<input type="hidden" name="csrfmiddlewaretoken" value="([^"]+)">\s*'
+        r'<button type="submit" class="secondary">Create an API token</button>',
+        html,
+    )
+    assert button is not None
+    assert client.post("/accounts/settings/token/").status_code == 403  # CSRF-protected
+    assert not Token.objects.filter(user=alice).exists()
+
+    created = client.post("/accounts/settings/token/", {"csrfmiddlewaretoken": button.group(1)})
+
+    assert created.status_code == 200
+    token = Token.objects.get(user=alice)
+    assert f'id="api-token" class="token">{token.key}<' in text_of(created)
+    api = client_for(raise_errors=False)
+    api.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    me = api.get(ME_API)
+    assert me.status_code == 200
+    assert body(me)["username"] == "alice"
+    assert token.key not in text_of(client.get(SETTINGS))
+
+
 def test_sign_up_log_out_and_log_in_again(django_capture_on_commit_callbacks: Any) -> None:
     client = Client()
     mail_out(django_capture_on_commit_callbacks, lambda: client.post(SIGNUP, signup_data()))
@@ -743,9 +785,9 @@ def test_a_token_is_made_shown_and_revoked_from_settings(alice: Any) -> None:
     assert "You have no token." in text_of(client.get(SETTINGS))
 
 
-def test_changing_the_password_keeps_the_session_and_replaces_the_token(alice: Any) -> None:
+def test_changing_the_password_keeps_the_session_and_revokes_the_token(alice: Any) -> None:
     client = signed_in(alice)
-    old_token = Token.objects.create(user=alice)
+    Token.objects.create(user=alice)
 
     response = client.post(
         "/accounts/settings/password/",
@@ -757,8 +799,9 @@ def test_changing_the_password_keeps_the_session_and_replaces_the_token(alice: A
     alice.refresh_from_db()
     assert alice.check_password(NEW_PASSWORD)
     assert logged_in_user(client) == alice  # update_session_auth_hash
-    new_token = Token.objects.get(user=alice)
-    assert new_token.key != old_token.key
+    assert "Any API token you had is revoked" in " ".join(messages_of(response))
+    # No new one until the player asks for it (the API's password answer carries one).
+    assert not Token.objects.filter(user=alice).exists()
 
 
 @pytest.mark.parametrize(
