@@ -1,8 +1,8 @@
-"""The card room's pages: the lobby, my tables, a new table, and the table itself."""
+"""The card room's pages: the lobby, my tables, a new table, the table itself, the rules."""
 
 from django.urls import path
 
-from games import pages, replay_pages, table_pages
+from games import pages, replay_pages, rules_pages, table_pages
 
 urlpatterns = [
     path("lobby/", pages.lobby, name="lobby"),
@@ -15,4 +15,6 @@ urlpatterns = [
     path("tables/<int:table_id>/move/", table_pages.table_move, name="table-move-page"),
     path("tables/<int:table_id>/resign/", table_pages.table_resign, name="table-resign-page"),
     path("tables/<int:table_id>/replay/", replay_pages.table_replay, name="table-replay"),
+    path("rules/", rules_pages.rules_index, name="rules"),
+    path("rules/<str:game>/", rules_pages.rules_page, name="rules-page"),
 ]

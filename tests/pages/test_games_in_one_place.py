@@ -21,7 +21,15 @@ from games.catalogue import GAMES, RULESETS
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_CODE = [
     ROOT / "games" / name
-    for name in ("table_pages.py", "replay_pages.py", "pages.py", "forms.py", "page_urls.py", "template_loader.py")
+    for name in (
+        "table_pages.py",
+        "replay_pages.py",
+        "rules_pages.py",
+        "pages.py",
+        "forms.py",
+        "page_urls.py",
+        "template_loader.py",
+    )
 ]
 SHARED = sorted(
     [
