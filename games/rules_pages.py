@@ -185,7 +185,15 @@ def rules_text(game: Game) -> RulesText:
 
 
 def choices_words(option: Option) -> str:
-    """What a host may choose for ``option``: ``on or off``, ``50 to 1000``, ``one, limit``."""
+    """What a host may choose for ``option``, in the new-table form's words for its values.
+
+    >>> choices_words(Option("target", "int", 200, "the line", minimum=50, maximum=1000))
+    '50 to 1000'
+    >>> choices_words(Option("aces", "choice", "none", "", choices=("none", "reverse", "skip")))
+    'none, reverse or skip'
+    >>> choices_words(Option("seven_cards", "bool", False, "seven each"))
+    'on or off'
+    """
     if option.type == "bool":
         return "on or off"
     if option.type == "int":
@@ -197,7 +205,8 @@ def choices_words(option: Option) -> str:
         if high is not None:
             return f"{high} or less"
         return "a whole number"
-    return ", ".join(value_words(option, choice) for choice in option.choices)
+    *others, last = [value_words(option, choice) for choice in option.choices] or [""]
+    return f"{', '.join(others)} or {last}" if others else last
 
 
 def options_for_players(ruleset: Ruleset) -> list[dict[str, str]]:
