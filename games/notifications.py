@@ -32,7 +32,7 @@ from games import outbox
 from games.catalogue import find_ruleset
 from games.models import CANCELLED, Notice, Seat, Table
 from games.rules import Event
-from games.rules.base import RESIGNED, TIMEOUT
+from games.rules.base import RESIGNED, TIMEOUT, ordinal
 from games.selectors import seat_names
 
 logger = logging.getLogger(__name__)
@@ -329,11 +329,6 @@ def reminder_mail(table: Table, seat: Seat, now: datetime) -> tuple[str, str]:
     return subject, body
 
 
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
 def _who(table: Table, number: int, names: dict[int, str], reader: int) -> str:
     return "you" if number == reader else names.get(number, f"seat {number}")
 
@@ -358,12 +353,12 @@ def game_over_mail(table: Table, seat: Seat) -> tuple[str, str]:
         f"The game at table {table.pk} ({_game_name(table)}) is over: {how}.",
     ]
     if seat.number < len(places):
-        lines.append(f"You finished {_ordinal(places[seat.number])} of {len(places)}.")
+        lines.append(f"You finished {ordinal(places[seat.number])} of {len(places)}.")
     lines += ["", "Result:"]
     for number in sorted(range(len(places)), key=lambda n: (places[n], n)):
         total = totals[number] if number < len(totals) else "-"
         lines.append(
-            f"  {_ordinal(places[number])}: {names.get(number, f'seat {number}')} "
+            f"  {ordinal(places[number])}: {names.get(number, f'seat {number}')} "
             f"(seat {number}), total {total}"
         )
     lines += [

@@ -43,6 +43,7 @@ from games.forms import deadline_words
 from games.models import Table
 from games.pages import options_in_words, player_url
 from games.rules import RulesError
+from games.rules.base import ordinal
 
 # A posted action is a small JSON object (the longest of any game, eight cards of a rank and
 # a suit, is under 120 characters): anything longer is refused before it is parsed.
@@ -125,15 +126,24 @@ def table_or_404(table_id: int) -> Table:
     return table
 
 
-def _run(request: HttpRequest, table_id: int, write: Callable[[], Table]) -> Table | None:
-    """Run a write service; a refusal becomes an error message (and None), never a 500."""
+Say = Callable[[str, str], None]
+
+
+def _run(request: HttpRequest, write: Callable[[], Table], say: Say) -> tuple[Table | None, int]:
+    """Run a write service: the table it wrote, or None and the refusal's status, its
+    message said in words (``say(level, text)``); never a 500."""
     try:
-        return write()
+        return write(), 200
     except services.TableNotFound:
         raise Http404("There is no such table.") from None
     except (ServiceError, RulesError) as error:
-        messages.error(request, _refusal_message(error, request.user))
-        return None
+        say("error", _refusal_message(error, request.user))
+        return None, error.status if isinstance(error, ServiceError) else 400
+
+
+def _kept_message(request: HttpRequest) -> Say:
+    """``say`` for a page that redirects: the message waits for the page it goes to."""
+    return lambda level, text: getattr(messages, level)(request, text)
 
 
 # -- the page ----------------------------------------------------------------------------
@@ -149,6 +159,10 @@ def etag_of(table_id: int, version: int, status: str, seated: int) -> str:
     return f'"t{table_id}-v{version}-{status}-s{seated}"'
 
 
+# The most card backs a seat is drawn with; its count says the rest.
+MOST_BACKS = 12
+
+
 def _seat_rows(
     table: Table, view: Mapping[str, Any], you: int | None, names: Callable[[int], str]
 ) -> list[dict[str, Any]]:
@@ -157,9 +171,10 @@ def _seat_rows(
     result = view.get("result") or {}
     places = result.get("places") or []
     board = view.get("board") or {}
-    return [
+    rows = [
         {
             **seat,
+            "backs": range(min(seat["cards"] or 0, MOST_BACKS)),
             "name": names(seat["seat"]) if (seat["player"] or seat["bot"]) else None,
             "url": None if seat["bot"] else player_url(seat["player"]),
             "you": seat["seat"] == you,
@@ -170,6 +185,9 @@ def _seat_rows(
         }
         for seat in view["seats"]
     ]
+    # Around the table from the viewer's left, the viewer last (nearest their hand).
+    after = (you + 1) if you is not None else 0
+    return rows[after:] + rows[:after]
 
 
 def _placings(
@@ -178,7 +196,14 @@ def _placings(
     if not result:
         return []
     rows = [
-        {"seat": seat, "name": names(seat), "url": urls.get(seat), "place": place, "total": total}
+        {
+            "seat": seat,
+            "name": names(seat),
+            "url": urls.get(seat),
+            "place": place,
+            "place_words": ordinal(place),
+            "total": total,
+        }
         for seat, (place, total) in enumerate(zip(result["places"], result["totals"], strict=True))
     ]
     return sorted(rows, key=lambda row: (row["place"], row["seat"]))
@@ -192,7 +217,7 @@ def _turn_sentence(view: Mapping[str, Any], you: int | None, names: Callable[[in
     if status == Table.Status.CANCELLED:
         return "This table was called off before its game started."
     if status == Table.Status.FINISHED:
-        return "The game is over."
+        return _end_sentence(view.get("result") or {}, you, names)
     owing = list(view["to_act"])
     if you is not None and you in owing:
         others = [names(s) for s in owing if s != you]
@@ -201,6 +226,39 @@ def _turn_sentence(view: Mapping[str, Any], you: int | None, names: Callable[[in
         return "Nobody owes a move."
     who = ", ".join(names(s) for s in owing)
     return f"Waiting for {who}."
+
+
+def _end_sentence(result: Mapping[str, Any], you: int | None, names: Callable[[int], str]) -> str:
+    """How the game ended for the viewer: ``You won.``, ``You came 2nd of 4.``; who won, for
+    anybody else."""
+    places = list(result.get("places") or [])
+    firsts = [seat for seat, place in enumerate(places) if place == 1]
+    if you is not None and you < len(places):
+        if places[you] != 1:
+            return f"You came {ordinal(places[you])} of {len(places)}."
+        shared = [names(seat) for seat in firsts if seat != you]
+        return f"You won, level with {' and '.join(shared)}." if shared else "You won."
+    if not firsts:
+        return "The game is over."
+    return sentence(f"{' and '.join(names(seat) for seat in firsts)} won")
+
+
+def _moves_on_the_table(
+    groups: list[dict[str, Any]], seat_rows: list[dict[str, Any]], you: int | None
+) -> list[dict[str, Any]]:
+    """Put each call's button at the seat it concerns (``calls`` of its row: a catch at the
+    seat caught, the last card at the caller's own), and return the moves made by a button
+    of their own that is neither a call nor a click on the table (a pass, the end of a
+    turn), for the viewer's hand."""
+    buttons = [button for group in groups for row in group["rows"] for button in row["buttons"]]
+    for row in seat_rows:
+        row["calls"] = [
+            button
+            for button in buttons
+            if button["call"]
+            and (button["seat"] if button["seat"] is not None else you) == row["seat"]
+        ]
+    return [button for button in buttons if not button["keys"] and not button["call"]]
 
 
 def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
@@ -227,6 +285,16 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
     if game_board is not None:
         presentation.mark_seats(seat_rows, game_board, view["status"] == Table.Status.PLAYING)
     face = presentation.card_face
+    groups = presentation.action_groups(
+        view["legal_actions"],
+        lambda action: ruleset.action_text(action, names),
+        names,
+        game_board,
+    )
+    log = [
+        {"seq": entry["seq"], "at": entry["at"], "text": entry["text"], "seat": entry["seat"]}
+        for entry in reversed(view["recent"])
+    ]
     return {
         "table": table,
         "presentation": presentation,
@@ -253,16 +321,12 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "hand": [face(card) for card in hand],
         "drawn": face(drawn) if isinstance(drawn, str) else None,
         "board": board,
-        "groups": presentation.action_groups(
-            view["legal_actions"],
-            lambda action: ruleset.action_text(action, names),
-            names,
-            game_board,
-        ),
-        "log": [
-            {"seq": entry["seq"], "at": entry["at"], "text": entry["text"]}
-            for entry in reversed(view["recent"])
-        ],
+        "groups": groups,
+        "other_moves": _moves_on_the_table(groups, seat_rows, you),
+        "log": log,
+        "last_seq": log[0]["seq"] if log else 0,
+        "last_seat": log[0]["seat"] if log else None,
+        "play_again": finished and you is not None,
         "finished": finished,
         "placings": (
             _placings(
@@ -342,29 +406,43 @@ def table_version(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @require_POST
 def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
-    """Apply the move a button posted, as the API's MoveView does; then back to the table."""
-    back = HttpResponseRedirect(table_url(table_id))
+    """Apply the move a button (or a click on the table) posted, as the API's MoveView does.
+
+    Sent by a form, the page answers Post/Redirect/Get, the message kept for the table
+    it goes back to. Sent by table.js (``X-Fairdeal-Fragment: 1``), it answers the
+    table's board at once with the message in it (409 or 400 for a refusal, the board
+    as it stands): no page is loaded for a move.
+    """
+    fragment = _wants_fragment(request)
+    said: list[tuple[str, str]] = []
+    say = (lambda level, text: said.append((level, text))) if fragment else _kept_message(request)
+    table: Table | None = None
     try:
         version = _posted_version(request.POST)
         action = _posted_action(request.POST)
     except UnreadableMove as error:
         if not Table.objects.filter(pk=table_id).exists():
             raise Http404("There is no such table.") from None
-        messages.error(request, f"That move could not be read: {error}. Nothing was changed.")
-        return back
-    table = _run(
-        request,
-        table_id,
-        lambda: services.move_apply(
-            table_id=table_id, user=request.user, version=version, action=action
-        ),
-    )
-    if table is not None:
-        ruleset = find_ruleset(table.game, table.ruleset_version)
-        messages.success(
-            request, sentence(f"you {ruleset.action_text(action, selectors.seat_names(table))}")
+        say("error", f"That move could not be read: {error}. Nothing was changed.")
+        status = 400
+    else:
+        table, status = _run(
+            request,
+            lambda: services.move_apply(
+                table_id=table_id, user=request.user, version=version, action=action
+            ),
+            say,
         )
-    return back
+        if table is not None:
+            ruleset = find_ruleset(table.game, table.ruleset_version)
+            names = selectors.seat_names(table)
+            say("success", sentence(f"you {ruleset.action_text(action, names)}"))
+    if not fragment:
+        return HttpResponseRedirect(table_url(table_id))
+    if table is None:
+        table = table_or_404(table_id)
+    context = {**table_context(request, table), "board_messages": said}
+    return render(request, "games/_table_board.html", context, status=status)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -380,10 +458,11 @@ def table_resign(request: HttpRequest, table_id: int) -> HttpResponse:
             )
             return HttpResponseRedirect(table_url(table_id))
         return render(request, "games/table.html", {**context, "confirm_resign": True})
-    if _run(
+    resigned, _ = _run(
         request,
-        table_id,
         lambda: services.table_resign(table_id=table_id, user=request.user),
-    ):
+        _kept_message(request),
+    )
+    if resigned is not None:
         messages.success(request, "You resigned: your seat finishes last, and the game is over.")
     return HttpResponseRedirect(table_url(table_id))

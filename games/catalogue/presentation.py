@@ -101,7 +101,36 @@ def cards_of(action: Mapping[str, Any]) -> list[str]:
     return [card] if isinstance(card, str) else []
 
 
-# -- the legal actions, as buttons -------------------------------------------------------
+# -- the legal actions, as buttons and as clicks on the table ----------------------------
+
+# The engine's words say what an action did ("played 8S and called hearts"), as the log
+# keeps it; a button says what it will do. Each past tense the standard pack's engines
+# use, at the head of a clause, and the command it becomes.
+COMMANDS: Mapping[str, str] = {
+    "played": "play",
+    "called": "call",
+    "drew": "draw a card",
+    "passed": "pass",
+    "announced the last card": "announce your last card",
+    "caught": "catch",
+    "swapped hands with": "swap hands with",
+    "named": "name",
+}
+
+
+def command(words: str, commands: Mapping[str, str]) -> str:
+    """The engine's words for an action as a command, each clause's verb in the imperative.
+
+    >>> command("played 8S, called hearts and announced the last card", COMMANDS)
+    'Play 8S, call hearts and announce your last card'
+    >>> command("drew", COMMANDS), command("caught ann", COMMANDS)
+    ('Draw a card', 'Catch ann')
+    """
+    verbs = "|".join(re.escape(verb) for verb in sorted(commands, key=len, reverse=True))
+    clause = re.compile(rf"(^|, | and )({verbs})\b")
+    said = clause.sub(lambda m: m.group(1) + commands[m.group(2)], words)
+    return said[:1].upper() + said[1:]
+
 
 # The order the groups of buttons come in, and their headings.
 GROUPS: Groups = (
@@ -146,7 +175,13 @@ class Presentation:
     hands_have_winners = True
     groups: Groups = GROUPS
     group_of_type: Mapping[str, str] = GROUP_OF_TYPE
-    actions_hint = "Each button says what you will have done, in the words of the log."
+    commands: Mapping[str, str] = COMMANDS
+    # The calls a player makes about a seat, or their own (the last card): buttons at the
+    # seat they concern, on the table.
+    call_types: frozenset[str] = frozenset({"catch", "last_card", "swap"})
+    # Whether the cards of an action are laid in the order clicked (Dodo's runs of a rank:
+    # the last one laid is on top), or make the same action whatever the order.
+    ordered_cards = True
 
     def __init__(self, game_id: str, templates: Path | None = None) -> None:
         self.game_id = game_id
@@ -196,8 +231,21 @@ class Presentation:
         names: Names,
         game_board: Mapping[str, Any] | None,
     ) -> str:
-        """A button's words: the engine's own, as the log will say it."""
-        return words(action)
+        """A button's words: the engine's own as a command (``Play 8S and call hearts``)."""
+        return command(words(action), self.commands)
+
+    def action_keys(self, action: Mapping[str, Any]) -> list[str]:
+        """What a player clicks on the table to make ``action``, in order: the cards it lays
+        from the hand (``card:<token>``), or the stock to draw (``stock``). None for an
+        action made by a button of its own (a pass, a call, a swap)."""
+        if action.get("type") == "draw":
+            return ["stock"]
+        return [f"card:{card}" for card in cards_of(action)]
+
+    def action_seat(self, action: Mapping[str, Any]) -> int | None:
+        """The other seat an action is about (a catch, a swap), where its button goes."""
+        seat = action.get("seat")
+        return seat if isinstance(seat, int) and not isinstance(seat, bool) else None
 
     def earns(self, action: Mapping[str, Any]) -> bool:
         """Whether a button is marked as earning something: never, here."""
@@ -240,6 +288,9 @@ class Presentation:
                 "cards": [self.card_face(c) for c in cards_of(action)],
                 "suit": suit_face(action.get("suit")),
                 "earns": self.earns(action),
+                "keys": " ".join(self.action_keys(action)),
+                "seat": self.action_seat(action),
+                "call": kind in self.call_types,
             }
             group = self.group_of_type.get(kind, "other") if isinstance(kind, str) else "other"
             shared = self.row_of(group, action)

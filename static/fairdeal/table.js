@@ -1,76 +1,231 @@
-/* The table page keeps itself current: every 2 seconds it asks the table's version
-   (GET tables/<id>/version/ with If-None-Match: one cheap query, 304 when nothing moved);
-   when it has moved, it fetches the board again (the same page with ?fragment=1) and
-   swaps it in. Focus stays on the same button if it is still there, else goes to the
-   board's heading if it was inside the board; what happened is read out through the
-   page's aria-live region. Without this script the page works the same, reloaded by hand.
-   docs/pages.md says why polling and not a socket. */
+/* The table page, played by its cards, kept current without a reload.
+
+   Playing: a card in the hand, a centre card or the stock is what the player clicks (or
+   focuses and presses Enter or Space). Each legal move's form (the list of every move,
+   which stays the keyboard's and the screen reader's way) says what is clicked to make
+   it (data-keys, in order: "card:8S", "stock", "centre:R7"); a click narrows the moves
+   to those that begin so. One move left, made by what was clicked: it is sent. Several
+   (an eight and the suit it calls, a card alone or with more): their buttons are offered
+   by the hand. A card that can make no move now is marked so (aria-disabled). The
+   server stays the judge: what is sent is the move's own form, and a refusal comes back
+   in words.
+
+   No reload: a move's form is sent with fetch (X-Fairdeal-Fragment: 1) and the server
+   answers the board, which is swapped in; the scroll and the focus stay. Without this
+   script the forms post and the page comes back (Post/Redirect/Get).
+
+   Kept current: every 2 seconds the page asks the table's version (GET
+   tables/<id>/version/ with If-None-Match: 304 when nothing moved); when it has moved,
+   it fetches the board again (?fragment=1). Several moves since the last look (the bots'
+   answers) are shown one at a time, each marked at its seat, the last one left marked;
+   the aria-live region reads them out. docs/pages.md says why polling and not a socket. */
 (function () {
   "use strict";
 
   var board = document.getElementById("board");
+  if (!board || !window.fetch || !window.FormData) return;
   // ms between two polls (FAIRDEAL_POLL_MS, 2000): a move shows within three seconds
-  var INTERVAL = Number(board && board.getAttribute("data-poll-ms")) || 2000;
+  var INTERVAL = Number(board.getAttribute("data-poll-ms")) || 2000;
   var MAX_BACKOFF = 30000; // after failures, poll no less often than this
+  var PAUSE = 700; // ms each of several new moves is shown alone
   var live = document.getElementById("table-live");
-  if (!board || !window.fetch) return;
-
   var versionUrl = board.getAttribute("data-version-url");
   var fragmentUrl = board.getAttribute("data-fragment-url");
   var delay = INTERVAL;
   var timer = null;
-  var busy = false;
-  var leaving = false; // a form is being sent: the page is about to be replaced
+  var polling = false; // a poll is on its way
+  var sending = false; // a move is on its way
+  var revealing = null; // the timer showing new moves one at a time
+  var listOpen = false; // whether the player left the list of every move open
+  var selection = []; // the clicked elements, in order
 
   function state() {
     return board.querySelector(".board-state");
   }
 
-  function etag() {
+  function attribute(name) {
     var s = state();
-    return s ? s.getAttribute("data-etag") : "";
+    return s ? s.getAttribute(name) || "" : "";
   }
 
   function ended() {
-    var s = state();
-    var status = s ? s.getAttribute("data-status") : "";
+    var status = attribute("data-status");
     return status === "finished" || status === "cancelled";
   }
 
-  function lastSeq(root) {
-    var highest = -1;
-    root.querySelectorAll("[data-seq]").forEach(function (entry) {
-      highest = Math.max(highest, Number(entry.getAttribute("data-seq")));
+  function say(text) {
+    if (live && text) live.textContent = text;
+  }
+
+  // -- the moves, and what is clicked to make them ------------------------------------
+
+  function moves() {
+    var found = [];
+    board.querySelectorAll(".move-list form.move").forEach(function (form) {
+      var keys = (form.getAttribute("data-keys") || "").split(" ").filter(Boolean);
+      if (!keys.length) return;
+      found.push({ form: form, keys: keys, button: form.querySelector("button") });
     });
-    return highest;
+    return found;
   }
 
-  function heading(root) {
-    var h = root.querySelector("#board-heading");
-    return h ? h.textContent.trim() : "";
+  function keysOf(elements) {
+    return elements.map(function (element) { return element.getAttribute("data-key"); });
   }
 
-  // What the newest log entries say, oldest first, and the new turn if it changed.
-  function news(beforeSeq, beforeHeading) {
-    var lines = [];
-    var entries = Array.prototype.slice.call(board.querySelectorAll("[data-seq]"));
-    entries.reverse().forEach(function (entry) {
-      if (Number(entry.getAttribute("data-seq")) > beforeSeq) {
-        entry.querySelectorAll("li").forEach(function (item) {
-          lines.push(item.textContent.trim());
-        });
+  // Whether ``move`` can still be made after clicking ``keys``: in order, or, where the
+  // order does not matter (data-ordered="no"), as a part of its keys.
+  function fits(move, keys) {
+    if (keys.length > move.keys.length) return false;
+    if (attribute("data-ordered") !== "no") {
+      for (var i = 0; i < keys.length; i++) if (move.keys[i] !== keys[i]) return false;
+      return true;
+    }
+    var left = move.keys.slice();
+    for (var j = 0; j < keys.length; j++) {
+      var at = left.indexOf(keys[j]);
+      if (at < 0) return false;
+      left.splice(at, 1);
+    }
+    return true;
+  }
+
+  function fitting(keys) {
+    return moves().filter(function (move) { return fits(move, keys); });
+  }
+
+  function clickable() {
+    return Array.prototype.slice.call(board.querySelectorAll("[data-key]"));
+  }
+
+  // Mark each card: whether clicking it now can make a move, whether it is chosen.
+  function mark() {
+    var chosen = keysOf(selection);
+    var any = moves().length > 0;
+    clickable().forEach(function (element) {
+      var picked = selection.indexOf(element) >= 0;
+      var open = picked || (any && fitting(chosen.concat([element.getAttribute("data-key")])).length > 0);
+      if (!any) {
+        element.removeAttribute("role");
+        element.removeAttribute("tabindex");
+        element.removeAttribute("aria-disabled");
+        element.removeAttribute("aria-pressed");
+        element.classList.remove("playable", "unplayable", "chosen");
+        return;
       }
+      element.setAttribute("role", "button");
+      element.setAttribute("tabindex", "0");
+      element.setAttribute("aria-disabled", open ? "false" : "true");
+      element.setAttribute("aria-pressed", picked ? "true" : "false");
+      element.classList.toggle("playable", open && !picked);
+      element.classList.toggle("unplayable", !open);
+      element.classList.toggle("chosen", picked);
     });
-    var now = heading(board);
-    if (now && now !== beforeHeading) lines.push(now);
-    return lines.join(". ");
+    var hint = board.querySelector("[data-dock-hint]");
+    if (hint) hint.hidden = !any;
   }
+
+  function chooser() {
+    return board.querySelector("[data-chooser]");
+  }
+
+  function clearChoice() {
+    selection = [];
+    var box = chooser();
+    if (box) {
+      box.hidden = true;
+      box.textContent = "";
+    }
+    mark();
+  }
+
+  // Offer the moves that the clicked cards make as they are, by the hand.
+  function offer(complete, more) {
+    var box = chooser();
+    if (!box) return;
+    box.textContent = "";
+    var heading = document.createElement("p");
+    heading.className = "chooser-heading";
+    heading.textContent = more
+      ? "Play these, or choose another card to go with them:"
+      : "Which one?";
+    box.appendChild(heading);
+    complete.forEach(function (move) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "move-button chosen-move";
+      // As the list's button draws it: its cards and suit for the eye, its words for all.
+      button.innerHTML = move.button.innerHTML;
+      button.addEventListener("click", function () { send(move.form); });
+      box.appendChild(button);
+    });
+    var cancel = document.createElement("button");
+    cancel.type = "button";
+    cancel.className = "secondary";
+    cancel.textContent = "Cancel";
+    cancel.addEventListener("click", function () {
+      clearChoice();
+      say("Nothing chosen.");
+    });
+    box.appendChild(cancel);
+    box.hidden = false;
+    var first = box.querySelector("button");
+    if (first && complete.length) first.focus();
+  }
+
+  function choose(element) {
+    if (sending) return;
+    if (element.getAttribute("aria-disabled") === "true") {
+      say("That cannot be played now.");
+      return;
+    }
+    var at = selection.indexOf(element);
+    if (at >= 0) {
+      selection = selection.slice(0, at); // unchosen, with what was chosen after it
+    } else {
+      selection.push(element);
+    }
+    var keys = keysOf(selection);
+    if (!keys.length) {
+      clearChoice();
+      return;
+    }
+    var open = fitting(keys);
+    var complete = open.filter(function (move) { return move.keys.length === keys.length; });
+    var more = open.length > complete.length;
+    mark();
+    if (complete.length === 1 && !more) {
+      send(complete[0].form);
+    } else if (complete.length || more) {
+      offer(complete, more);
+      if (!complete.length) say("Now choose what goes with it.");
+    } else {
+      clearChoice();
+    }
+  }
+
+  board.addEventListener("click", function (event) {
+    var element = event.target.closest ? event.target.closest("[data-key]") : null;
+    if (!element || !board.contains(element) || !element.hasAttribute("role")) return;
+    event.preventDefault();
+    choose(element);
+  });
+
+  board.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    var element = event.target;
+    if (!element.hasAttribute || !element.hasAttribute("data-key") || !element.hasAttribute("role")) return;
+    event.preventDefault();
+    choose(element);
+  });
+
+  // -- sending a move, and swapping the board in --------------------------------------
 
   function focusKey() {
     var active = document.activeElement;
     if (!active || !board.contains(active) || active === board) return null;
     return {
-      key: active.getAttribute("data-focus-key"),
+      key: active.getAttribute("data-focus-key") || active.getAttribute("data-key"),
       id: active.id
     };
   }
@@ -79,30 +234,151 @@
     if (!was) return;
     var target = null;
     if (was.key) {
-      board.querySelectorAll("[data-focus-key]").forEach(function (element) {
-        if (!target && element.getAttribute("data-focus-key") === was.key) target = element;
+      board.querySelectorAll("[data-focus-key], [data-key]").forEach(function (element) {
+        var key = element.getAttribute("data-focus-key") || element.getAttribute("data-key");
+        if (!target && key === was.key && element.getAttribute("aria-disabled") !== "true") target = element;
       });
     }
     if (!target && was.id) target = document.getElementById(was.id);
     if (!target) target = document.getElementById("board-heading") || board;
-    target.focus();
+    target.focus({ preventScroll: true });
   }
 
-  function swap(html) {
-    var beforeSeq = lastSeq(board);
-    var beforeHeading = heading(board);
-    var was = focusKey();
-    board.innerHTML = html;
-    restoreFocus(was);
-    if (window.fairdealTime) window.fairdealTime.refresh();
-    var said = news(beforeSeq, beforeHeading);
-    if (live && said) live.textContent = said;
+  function lastSeq() {
+    return Number(attribute("data-last-seq")) || 0;
   }
+
+  // The log's entries newer than ``seq``, oldest first.
+  function newer(seq) {
+    var entries = Array.prototype.slice.call(board.querySelectorAll(".log-entries > [data-seq]"));
+    return entries.reverse().filter(function (entry) {
+      return Number(entry.getAttribute("data-seq")) > seq;
+    });
+  }
+
+  function words(entry) {
+    return Array.prototype.map.call(entry.querySelectorAll("li"), function (item) {
+      return item.textContent.trim();
+    }).join(". ");
+  }
+
+  // Show one entry of the log as the latest thing: in the log, and at its seat.
+  function show(entry) {
+    entry.classList.remove("pending");
+    board.querySelectorAll(".log-entries > .latest").forEach(function (e) { e.classList.remove("latest"); });
+    entry.classList.add("latest");
+    var seat = entry.getAttribute("data-seat");
+    board.querySelectorAll(".seat-box").forEach(function (box) {
+      var here = box.getAttribute("data-seat") === seat;
+      box.classList.toggle("moved-last", here);
+      var news = box.querySelector("[data-seat-news]");
+      if (news) news.textContent = here ? (entry.querySelector("li") || entry).textContent.trim() : "";
+    });
+  }
+
+  // Several moves arrived at once: each is shown alone for a moment, in order.
+  function reveal(entries, after) {
+    window.clearTimeout(revealing);
+    revealing = null;
+    if (entries.length < 2) {
+      if (entries.length) show(entries[0]);
+      after();
+      return;
+    }
+    entries.forEach(function (entry) { entry.classList.add("pending"); });
+    var next = 0;
+    (function step() {
+      show(entries[next]);
+      say(words(entries[next]));
+      next += 1;
+      if (next < entries.length) {
+        revealing = window.setTimeout(step, PAUSE);
+      } else {
+        revealing = null;
+        after();
+      }
+    })();
+  }
+
+  function swap(html, own) {
+    var before = lastSeq();
+    var heading = (document.getElementById("board-heading") || {}).textContent || "";
+    var was = focusKey();
+    var x = window.scrollX, y = window.scrollY;
+    var list = board.querySelector("[data-move-list]");
+    if (list) listOpen = list.open; // as the player left it
+    board.innerHTML = html;
+    selection = [];
+    list = board.querySelector("[data-move-list]");
+    if (list) list.open = listOpen;
+    mark();
+    restoreFocus(was);
+    window.scrollTo(x, y);
+    if (window.fairdealTime) window.fairdealTime.refresh();
+    var arrived = newer(before);
+    var now = (document.getElementById("board-heading") || {}).textContent || "";
+    var message = board.querySelector(".table-messages .message");
+    reveal(own ? arrived.slice(-1) : arrived, function () {
+      var lines = [];
+      if (message) lines.push(message.textContent.trim());
+      else if (arrived.length === 1) lines.push(words(arrived[0]));
+      if (now.trim() && now.trim() !== heading.trim()) lines.push(now.trim());
+      say(lines.join(" "));
+    });
+  }
+
+  function send(form) {
+    if (sending) return;
+    sending = true;
+    window.clearTimeout(timer);
+    window.clearTimeout(revealing);
+    revealing = null;
+    board.setAttribute("aria-busy", "true");
+    // (``form.action`` is the form's field called "action": the address is its attribute.)
+    fetch(form.getAttribute("action"), {
+      method: "POST",
+      body: new FormData(form),
+      credentials: "same-origin",
+      headers: { "X-Fairdeal-Fragment": "1" }
+    }).then(function (response) {
+      var type = response.headers.get("Content-Type") || "";
+      if (type.indexOf("text/html") !== 0 || response.status >= 500) throw new Error("no board");
+      return response.text().then(function (html) {
+        if (response.status === 404) throw new Error("no table");
+        swap(html, true);
+      });
+    }).then(function () {
+      sending = false;
+      board.removeAttribute("aria-busy");
+      delay = INTERVAL;
+      schedule(delay);
+    }, function () {
+      // Whatever went wrong on the way, the plain form says it in a page of its own.
+      sending = false;
+      board.removeAttribute("aria-busy");
+      form.submit();
+    });
+  }
+
+  // A move's form is sent by fetch, once: a second click while the first is on its way
+  // is dropped (the server would refuse it anyway, the table having moved on).
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!(form instanceof HTMLFormElement) || !board.contains(form)) return;
+    if (!form.classList.contains("move")) {
+      window.clearTimeout(timer); // another form (a seat taken) loads a page
+      return;
+    }
+    event.preventDefault();
+    send(form);
+  });
+
+  // -- keeping current ----------------------------------------------------------------
 
   function schedule(ms) {
     window.clearTimeout(timer);
     timer = null;
-    if (leaving || ended()) return;
+    if (ended()) return;
     if (document.hidden) return; // visibilitychange starts it again
     timer = window.setTimeout(poll, ms);
   }
@@ -121,47 +397,33 @@
       if (!response.ok) throw new Error("the board answered " + response.status);
       return response.text();
     }).then(function (html) {
-      if (!leaving) swap(html);
+      if (!sending) swap(html, false); // a move on its way brings its own board
     });
   }
 
   function poll() {
-    if (busy || leaving) return;
-    busy = true;
+    if (polling || sending) return;
+    polling = true;
     var headers = { "Accept": "application/json" };
-    var current = etag();
+    var current = attribute("data-etag");
     if (current) headers["If-None-Match"] = current;
     fetch(versionUrl, { credentials: "same-origin", cache: "no-store", headers: headers })
       .then(function (response) {
         if (response.status === 304) return null;
         if (!response.ok) throw new Error("the version answered " + response.status);
         var tag = response.headers.get("ETag");
-        if (tag && tag === etag()) return null;
+        if (tag && tag === attribute("data-etag")) return null;
         return refreshBoard();
       })
       .then(function () {
-        busy = false;
+        polling = false;
         delay = INTERVAL;
         schedule(delay);
       }, function () {
-        busy = false;
+        polling = false;
         fail();
       });
   }
-
-  // A move's form is sent once: a second click while the first is on its way is dropped
-  // (the server would refuse it anyway, the table having moved on).
-  document.addEventListener("submit", function (event) {
-    var form = event.target;
-    if (!(form instanceof HTMLFormElement) || !board.contains(form)) return;
-    if (form.getAttribute("data-sending")) {
-      event.preventDefault();
-      return;
-    }
-    form.setAttribute("data-sending", "yes");
-    leaving = true;
-    window.clearTimeout(timer);
-  });
 
   document.addEventListener("visibilitychange", function () {
     if (!document.hidden) {
@@ -172,14 +434,11 @@
 
   // Back to this page from the browser's cache: poll again at once.
   window.addEventListener("pageshow", function (event) {
-    if (event.persisted) {
-      leaving = false;
-      board.querySelectorAll("form[data-sending]").forEach(function (form) {
-        form.removeAttribute("data-sending");
-      });
-      schedule(0);
-    }
+    if (event.persisted) schedule(0);
   });
 
+  var list = board.querySelector("[data-move-list]");
+  if (list) list.open = false;
+  mark();
   schedule(INTERVAL);
 })();

@@ -221,20 +221,36 @@ def play_to_the_end() -> Callable[..., int]:
             name = table.seats.get(number=seat).user.username
             mover = pages[name]
             # The mover's page shows its turn without a reload (it may still be polling).
-            button = mover.locator("#board form.move button").first
-            expect(button).to_be_visible(timeout=5000)
-            said = button.locator(".action-text").inner_text()
-            button.click()
+            expect(mover.locator("#board .move-list form.move").first).to_be_attached(timeout=5000)
+            said = TablePage(mover).play_by_cards()
             moves += 1
             # The others' pages show the move, in the engine's words, without a reload.
             for other_name, other in pages.items():
                 if other_name != name:
-                    expect(other.locator("#board")).to_contain_text(f"{name} {said}", timeout=3000)
+                    done = past_tense(said)
+                    expect(other.locator("#board")).to_contain_text(f"{name} {done}", timeout=3000)
             if after_move is not None:
                 after_move(moves)
             assert moves < most, "the match did not end"
 
     return play
+
+
+def open_move_list(page: Any) -> None:
+    """Open the list of every move (table.js folds it away: the cards are played by clicking)."""
+    page.evaluate(
+        "() => document.querySelectorAll('#board details[data-move-list]').forEach(d => d.open = true)"
+    )
+
+
+def past_tense(command: str) -> str:
+    """What the log says of a move whose button said ``command``: ``Play 9C`` → ``played 9C``."""
+    from games.catalogue.presentation import COMMANDS
+
+    said = command[:1].lower() + command[1:]
+    for done, do in sorted(COMMANDS.items(), key=lambda item: -len(item[1])):
+        said = re.sub(rf"(^|, | and ){re.escape(do)}\b", rf"\g<1>{done}", said)
+    return said
 
 
 @pytest.fixture
@@ -271,9 +287,9 @@ class TablePage:
         return self
 
     def buttons(self) -> list[tuple[int, str]]:
-        """The move buttons on the board, ``(index, words)``, in the order of the legal actions."""
+        """The list of every move, ``(index, words)``, in the order of the legal actions."""
         rows = self.page.evaluate(
-            """() => Array.from(document.querySelectorAll('#board form.move')).map(f => [
+            """() => Array.from(document.querySelectorAll('#board .move-list form.move')).map(f => [
                    Number(f.querySelector('input[name=index]').value),
                    f.querySelector('.action-text').textContent.trim()])"""
         )
@@ -281,28 +297,79 @@ class TablePage:
 
     def button(self, index: int) -> Any:
         return self.page.locator(
-            f'#board form.move:has(input[name="index"][value="{index}"]) button'
+            f'#board .move-list form.move:has(input[name="index"][value="{index}"]) button'
         )
 
     def click(self, index: int) -> str:
-        """Click a move's button and wait for the page it leads to; the message it shows."""
-        with self.page.expect_navigation():
+        """Click a move's button in the list and wait for the board the server answers with
+        (no page is loaded: table.js sends it); the message it shows."""
+        open_move_list(self.page)
+        with self.board_swapped():
             self.button(index).click()
         return self.message()
 
-    def click_words(self, words: str, timeout: float = 10_000) -> str:
-        """Click the button that says exactly ``words`` (waiting for it to appear)."""
-        exactly = re.compile(f"^{re.escape(words)}$")
-        self.page.locator("#board form.move .action-text", has_text=exactly).first.wait_for(
-            timeout=timeout
+    def board_swapped(self) -> Any:
+        """``with table.board_swapped(): ...``: wait, after the block, for a new board."""
+        page = self.page
+
+        class Swapped:
+            def __enter__(self) -> None:
+                page.evaluate(
+                    "() => document.querySelector('#board .board-state').dataset.old = 'yes'"
+                )
+
+            def __exit__(self, *exc: object) -> None:
+                if exc[0] is None:
+                    page.locator("#board .board-state:not([data-old])").wait_for(
+                        state="attached", timeout=10_000
+                    )
+
+        return Swapped()
+
+    def play_by_cards(self, pick: Callable[[list[dict[str, Any]]], int] | None = None) -> str:
+        """Make a move as a player does on the table, never from the list: click the cards
+        (or the stock, a centre card) it is made of, in order, then its button where the
+        page offers several; a move of no card by its button at the seat or by the hand.
+        ``pick`` chooses among the moves (``{"keys", "text"}`` each, in the list's order),
+        by default the first. Waits for the board the server answers; returns the
+        move's words."""
+        moves = self.page.evaluate(
+            """() => Array.from(document.querySelectorAll('#board .move-list form.move')).map(f => ({
+                   keys: (f.dataset.keys || '').split(' ').filter(Boolean),
+                   text: f.querySelector('.action-text').textContent.trim()}))"""
         )
+        move = moves[pick(moves) if pick is not None else 0]
+        exactly = re.compile(f"^{re.escape(move['text'])}$")
+        with self.board_swapped():
+            if not move["keys"]:
+                on_table = self.page.locator(
+                    "#board .seat-calls .move-button, #board .other-moves .move-button"
+                )
+                on_table.filter(
+                    has=self.page.locator(".action-text", has_text=exactly)
+                ).first.click()
+            else:
+                for key in move["keys"]:
+                    card = self.page.locator(f'#board [data-key="{key}"][aria-pressed="false"]')
+                    card.first.click()
+                chooser = self.page.locator("#board [data-chooser]:not([hidden])")
+                if chooser.count():
+                    chooser.get_by_role("button", name=exactly).click()
+        return move["text"]
+
+    def click_words(self, words: str, timeout: float = 10_000) -> str:
+        """Click the button in the list that says exactly ``words`` (waiting for it to appear)."""
+        exactly = re.compile(f"^{re.escape(words)}$")
+        self.page.locator(
+            "#board .move-list form.move .action-text", has_text=exactly
+        ).first.wait_for(state="attached", timeout=timeout)
         for index, text in self.buttons():
             if text == words:
                 return self.click(index)
         raise AssertionError(f"no button says {words!r}: {self.buttons()}")
 
     def message(self) -> str:
-        return self.page.locator('[role="status"]').first.inner_text().strip()
+        return self.page.locator("#board .table-messages").first.inner_text().strip()
 
     def log(self) -> dict[int, list[str]]:
         """The log on the page: each move's number and its lines, in the engine's words."""

@@ -84,7 +84,7 @@ def test_the_house_rules_are_chosen_on_the_new_table_form(
     log_in(page, "ann")
     page.goto(site + "/tables/new/")
     page.get_by_label("Game").select_option("crazy-8")
-    page.get_by_label("Seats").fill("2")
+    page.get_by_label("Seats").select_option("2")
     options = page.locator("#options-crazy-8")
     for label in ("Last card", "Twos draw two", "Twos stack", "Queens skip", "Voluntary draw"):
         options.get_by_label(label, exact=True).check()

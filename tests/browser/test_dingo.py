@@ -53,7 +53,7 @@ def test_a_person_plays_a_whole_deal_of_dingo_against_three_bots(
 
     page.goto(site + "/tables/new/")
     page.get_by_label("Game", exact=True).select_option("dingo")
-    page.get_by_label("Seats").fill("4")
+    page.get_by_label("Seats").select_option("4")
     page.get_by_label("Computer players").fill("3")
     page.get_by_label("How the computer plays").select_option("normal")
     page.get_by_role("button", name="Open the table").click()

@@ -43,7 +43,7 @@ def test_two_players_play_a_whole_match_by_clicking(
     # Ann opens a two-seat Crazy Eights table; her browser adds its entropy.
     ann.goto(site + "/tables/new/")
     ann.get_by_label("Game").select_option("crazy-eights")
-    ann.get_by_label("Seats").fill("2")
+    ann.get_by_label("Seats").select_option("2")
     ann.get_by_role("button", name="Open the table").click()
     expect(ann.locator("body")).to_contain_text("Its seed is committed")
     table = Table.objects.get()

@@ -60,7 +60,7 @@ def test_a_rated_match_played_by_clicking_moves_both_ratings_and_lists_them(
     # Ann opens a rated two-seat table.
     ann.goto(site + "/tables/new/")
     ann.get_by_label("Game").select_option("crazy-eights")
-    ann.get_by_label("Seats").fill("2")
+    ann.get_by_label("Seats").select_option("2")
     ann.get_by_label("Rated", exact=True).check()
     ann.get_by_role("button", name="Open the table").click()
     expect(ann.locator("body")).to_contain_text("Its seed is committed")

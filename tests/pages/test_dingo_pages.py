@@ -90,7 +90,7 @@ def test_the_page_draws_the_compass_the_rabbits_the_discards_and_my_discards_as_
     for form in forms:
         action = legal[int(form["fields"]["index"])]
         assert json.loads(form["fields"]["action"]) == action
-        assert button_words(form).endswith(f"discarded {action['card']}")
+        assert button_words(form).endswith(f"Discard {action['card']}")
     assert_no_other_hand(html, table, user_at(table, dealer))
 
 
@@ -149,7 +149,7 @@ def test_the_hunt_shows_the_rabbit_the_dingo_the_wolves_so_far_and_whose_answer_
     assert "still to hunt" in html
     assert "caught by" in html or "discarded: nobody caught it" in html
     forms = move_forms(html, table)
-    assert {button_words(f).split("played ")[-1] for f in forms} >= {"no wolf"} or hunt[
+    assert {button_words(f).split("Play ")[-1] for f in forms} >= {"no wolf"} or hunt[
         "rank"
     ] == "A"
     assert_no_other_hand(html, table, user_at(table, awaiting))
@@ -162,7 +162,7 @@ def test_a_finished_deal_shows_the_places_and_the_score_sheet_deal_by_deal() -> 
     html = page_of(table, 0)
     assert "The result" in html and "The score sheet, deal by deal" in html
     assert "Won by" not in html
-    assert "Replay the game move by move" in html
+    assert "Replay the game" in html
     replay = logged_in(user_at(table, 0)).get(page_url(table, "replay"))
     assert replay.status_code == 200
     # The replay draws Dingo's table after each step: the compass, the rabbits, the piles.

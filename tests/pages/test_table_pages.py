@@ -25,9 +25,10 @@ from django.utils import timezone
 
 from games import selectors, services
 from games.catalogue import find_ruleset
-from games.catalogue.presentation import card_face
+from games.catalogue.presentation import COMMANDS, card_face, command
 from games.models import Seat, Table
 from games.rules import GameState
+from games.rules.base import ordinal
 from games.rules.chance import SEED_BYTES, SeededChance, game_seed
 from tests.factories import make_users, set_deadline, started_table
 from tests.test_pages_csp import assert_meets_the_policy
@@ -69,12 +70,14 @@ class Forms(HTMLParser):
                 "method": attributes.get("method"),
                 "fields": {},
                 "button": "",
+                "focus": "",
             }
             self.forms.append(self._form)
         elif tag == "input" and self._form is not None and attributes.get("name"):
             self._form["fields"][attributes["name"]] = attributes.get("value") or ""
         elif tag == "button" and self._form is not None:
             self._in_button = True
+            self._form["focus"] = attributes.get("data-focus-key") or ""
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "form":
@@ -95,7 +98,22 @@ def forms_of(html: str, action: str | None = None) -> list[dict[str, Any]]:
 
 
 def move_forms(html: str, table: Table) -> list[dict[str, Any]]:
-    return forms_of(html, page_url(table, "move"))
+    """The list of every legal move: a form each (the keyboard's and the screen reader's way)."""
+    return [f for f in forms_of(html, page_url(table, "move")) if f["focus"].startswith("list:")]
+
+
+def table_forms(html: str, table: Table, where: str) -> list[dict[str, Any]]:
+    """The moves' buttons on the table itself: at the seats (``seat``), by the hand (``dock``)."""
+    return [
+        f for f in forms_of(html, page_url(table, "move")) if f["focus"].startswith(f"{where}:")
+    ]
+
+
+def seat_box(html: str, seat: int) -> str:
+    """The HTML of a seat's place at the table (its name, cards, turn and the calls about it)."""
+    found = re.search(rf'class="seat-box[^"]*" data-seat="{seat}">(.*?)</li>', html, re.S)
+    assert found, f"no seat {seat} at the table"
+    return found.group(1)
 
 
 def button_words(form: dict[str, Any]) -> str:
@@ -182,7 +200,7 @@ def test_the_crazy_eights_page_shows_my_hand_as_cards_named_in_words() -> None:
     assert_shows_only_what_the_viewer_may_see(html, table, player)
 
 
-def test_every_legal_action_is_a_button_labelled_in_the_engines_words() -> None:
+def test_every_legal_action_is_a_button_labelled_as_a_command_in_the_engines_words() -> None:
     alice, bob = make_users("alice", "bob")
     table = started_table(alice, bob, seed=b"crazy-eights page")
     seat = table.to_act[0]
@@ -199,7 +217,8 @@ def test_every_legal_action_is_a_button_labelled_in_the_engines_words() -> None:
         action = legal[int(form["fields"]["index"])]
         assert json.loads(form["fields"]["action"]) == action
         assert form["fields"]["version"] == str(table.version)
-        assert button_words(form).endswith(ruleset.action_text(action, names))
+        said = ruleset.action_text(action, names)  # "played 9C", as the log says it
+        assert button_words(form).endswith(command(said, COMMANDS))  # "Play 9C"
     # Plays come first, then drawing and passing.
     kinds = [json.loads(f["fields"]["action"])["type"] for f in forms]
     assert kinds == sorted(kinds, key=lambda kind: kind != "play")
@@ -218,7 +237,7 @@ def test_an_eight_offers_one_button_for_each_suit_it_may_call() -> None:
     words = [button_words(f) for f in move_forms(html, table)]
     eight = next(a["card"] for a in state.legal_actions(seat) if "suit" in a)
     for suit in ("clubs", "diamonds", "hearts", "spades"):
-        assert any(w.endswith(f"played {eight} and called {suit}") for w in words), words
+        assert any(w.endswith(f"Play {eight} and call {suit}") for w in words), words
 
 
 def test_the_other_seat_sees_no_buttons_and_none_of_my_cards() -> None:
@@ -253,13 +272,17 @@ def test_a_crazy_8_page_offers_the_catch_to_the_seat_that_may_make_it() -> None:
     html = logged_in(player).get(page_url(table)).content.decode()
 
     words = [button_words(f) for f in move_forms(html, table)]
-    assert f"caught {user_at(table, caught).username}" in words
+    assert f"Catch {user_at(table, caught).username}" in words
+    # On the table, the catch is a button at the seat it catches.
+    at_seat = table_forms(html, table, "seat")
+    assert [button_words(f) for f in at_seat] == [f"Catch {user_at(table, caught).username}"]
+    assert "Catch" in seat_box(html, caught) and "Catch" not in seat_box(html, catcher)
     assert "Calls out of turn" in html
     assert "may be caught" in html
     assert_shows_only_what_the_viewer_may_see(html, table, player)
     # The seat that may be caught has no such button.
     other = logged_in(user_at(table, caught)).get(page_url(table)).content.decode()
-    assert not any(w.startswith("caught") for w in map(button_words, move_forms(other, table)))
+    assert not any(w.startswith("Catch") for w in map(button_words, move_forms(other, table)))
 
 
 def test_a_crazy_8_play_to_the_last_card_may_announce_it() -> None:
@@ -274,7 +297,7 @@ def test_a_crazy_8_play_to_the_last_card_may_announce_it() -> None:
     )
     html = logged_in(user_at(table, state.to_act[0])).get(page_url(table)).content.decode()
     assert any(
-        w.endswith("and announced the last card")
+        w.endswith("and announce your last card")
         for w in map(button_words, move_forms(html, table))
     )
 
@@ -306,7 +329,7 @@ def test_a_crazy_8_dealer_names_the_suit_of_a_starter_eight_by_its_buttons() -> 
 
     words = [button_words(f) for f in move_forms(html, table)]
     assert words == [
-        f"{sign} named {suit} for the starter eight"
+        f"{sign} Name {suit} for the starter eight"
         for sign, suit in (("♣", "clubs"), ("♦", "diamonds"), ("♥", "hearts"), ("♠", "spades"))
     ]
     assert "Name the suit" in html
@@ -327,7 +350,7 @@ def test_a_crazy_8_chain_of_twos_offers_its_answers_and_the_draw_that_takes_it()
     player = user_at(table, seat)
     html = logged_in(player).get(page_url(table)).content.decode()
     words = [button_words(f) for f in move_forms(html, table)]
-    assert "drew" in words
+    assert "Draw a card" in words
     assert len(words) == len(state.legal_actions(seat))
     assert f"{state.chain} cards to answer or draw" in html
     assert_shows_only_what_the_viewer_may_see(html, table, player)
@@ -349,7 +372,7 @@ def test_a_dodo_page_offers_several_cards_of_a_rank_in_the_order_laid() -> None:
     legal = state.legal_actions(seat)
     assert len(forms) == len(legal)
     several = next(a for a in legal if len(a.get("cards", [])) >= 2)
-    words = f"played {' '.join(several['cards'])}"
+    words = f"Play {' '.join(several['cards'])}"
     assert any(words in button_words(f) for f in forms)
     assert_shows_only_what_the_viewer_may_see(html, table, player)
 
@@ -363,7 +386,7 @@ def test_a_dodo_black_queen_offers_a_swap_with_each_player_by_name() -> None:
 
     words = [button_words(f) for f in move_forms(html, table)]
     others = [user_at(table, s).username for s in range(3) if s != seat]
-    assert sorted(words) == sorted(f"swapped hands with {name}" for name in others)
+    assert sorted(words) == sorted(f"Swap hands with {name}" for name in others)
     assert "Swap hands" in html
 
 
@@ -711,15 +734,29 @@ def test_a_whole_crazy_eights_match_played_through_the_page_ends_on_the_finished
     with django_assert_max_num_queries(PAGE_QUERIES):
         response = client.get(page_url(table))
     html = response.content.decode()
-    assert "The game is over." in html
+    # At the top, how it went for the viewer: alice's place, in words.
+    place = finished.result["places"][0]
+    heading = "You won." if place == 1 else f"You came {ordinal(place)} of 2."
+    assert re.search(rf'<h2 id="board-heading"[^>]*>{re.escape(heading)}</h2>', html)
     assert "The result" in html and "The score sheet, hand by hand" in html
+    rows = []
     for seat, (place, total) in enumerate(
         zip(finished.result["places"], finished.result["totals"], strict=True)
     ):
         name = user_at(table, seat).username
         # Each place's name links to the player's page.
         person = rf'<a href="/players/{name}/">{name}</a>'
-        assert re.search(rf"<td[^>]*>{place}</td><td[^>]*>{person}</td><td[^>]*>{total}</td>", html)
+        found = re.search(
+            rf"<td[^>]*>{ordinal(place)}</td><td[^>]*>{person}[^<]*(?:<strong>\(you\)</strong>)?"
+            rf"</td><td[^>]*>{total}</td>",
+            html,
+        )
+        assert found, name
+        rows.append((found.start(), place))
+    assert [place for _, place in sorted(rows)] == sorted(finished.result["places"])  # in order
+    # Nothing that only makes sense in play; a new game of the same kind, in one click.
+    assert "Reload the table" not in html and "to act" not in html
+    assert forms_of(html, f"/tables/{table.pk}/again/")[0]["button"] == "Play again"
     hands = finished.state["history"]
     assert len(re.findall(r'<th scope="row">\d+</th>', html)) == len(hands)
     assert f'href="{page_url(table, "replay")}"' in html

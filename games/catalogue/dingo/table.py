@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from games.catalogue.dingo.rules import pile_score
-from games.catalogue.presentation import Names, Presentation, card_face
+from games.catalogue.presentation import COMMANDS, Names, Presentation, card_face
 
 COMPASS_WORDS = {"S": "South", "W": "West", "N": "North", "E": "East"}
 DIRECTION_WORDS = {"left": "to the left", "across": "across", "right": "to the right"}
@@ -107,6 +107,8 @@ class Dingo(Presentation):
         ("other", "Other moves"),
     )
     group_of_type = {"discard": "discard", "pass": "give", "wolves": "hunt", "aces": "hunt"}
+    commands = {**COMMANDS, "discarded": "discard"}
+    call_types: frozenset[str] = frozenset()
 
     def board(
         self,

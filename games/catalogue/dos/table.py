@@ -143,7 +143,9 @@ class Dos(Presentation):
     replay_board_template = board_template
     hand_word = "round"
     played_key = "rounds_played"
-    actions_hint = "Each button is one move, and says what it does."
+    # A match is the same whichever of its cards is clicked first.
+    ordered_cards = False
+    call_types = frozenset({"dos", "catch"})
     groups = (
         ("match", "Match a centre card"),
         ("draw", "Or draw a card"),
@@ -165,6 +167,17 @@ class Dos(Presentation):
 
     def card_face(self, token: str) -> dict[str, str]:
         return dos_card_face(token)
+
+    def action_keys(self, action: Mapping[str, Any]) -> list[str]:
+        """A match: its cards from the hand and the centre card they match; a draw: the deck;
+        a card placed in the centre row: the card."""
+        kind = action.get("type")
+        if kind == "match":
+            cards = [c for c in action.get("cards") or [] if isinstance(c, str)]
+            return [*(f"card:{c}" for c in cards), f"centre:{action.get('target')}"]
+        if kind in ("place", "bonus") and isinstance(action.get("card"), str):
+            return [f"card:{action['card']}"]
+        return super().action_keys(action)
 
     def board(
         self,
