@@ -13,7 +13,8 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
-from games.catalogue import RULESETS
+from games.catalogue import GAMES, RULESETS
+from games.catalogue.registry import Format, Game
 from games.models import BotLevel
 from games.rules import Option, Ruleset
 
@@ -64,11 +65,6 @@ def bot_fill_choices() -> list[tuple[str, str]]:
     high = settings.FAIRDEAL_OPEN_TABLE_SECONDS
     waits = [(str(s), f"Bots after {deadline_words(s)}") for s in BOT_FILLS if low <= s < high]
     return [("", "Keep waiting for people"), *waits]
-
-
-def computer_games() -> list[tuple[str, str]]:
-    """The games a person may play head to head against the computer."""
-    return [(game, ruleset.name) for game, ruleset in RULESETS.items() if ruleset.bots_allowed(2)]
 
 
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -140,15 +136,24 @@ def _seat_range() -> tuple[int, int]:
     )
 
 
+def seats_words(ruleset: Ruleset) -> str:
+    """The players a game takes: ``4 players``, ``2 to 7 players``."""
+    low, high = ruleset.min_seats, ruleset.max_seats
+    return f"{low} players" if low == high else f"{low} to {high} players"
+
+
 class GameSelect(forms.Select):
-    """The choice of game; each choice carries its seat range for static/fairdeal/table-new.js."""
+    """The choice of game; each choice carries what static/fairdeal/table-new.js offers with it:
+    its seat range, the fewest seats at which bots sit, and its bots' levels."""
 
     def create_option(self, name: str, value: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
         option = super().create_option(name, value, *args, **kwargs)
-        ruleset = RULESETS.get(str(value))
-        if ruleset is not None:
-            option["attrs"]["data-min-seats"] = ruleset.min_seats
-            option["attrs"]["data-max-seats"] = ruleset.max_seats
+        game = GAMES.get(str(value))
+        if game is not None:
+            option["attrs"]["data-min-seats"] = game.ruleset.min_seats
+            option["attrs"]["data-max-seats"] = game.ruleset.max_seats
+            option["attrs"]["data-bots-from-seats"] = game.quick_seats
+            option["attrs"]["data-bot-levels"] = " ".join(game.bot_levels)
         return option
 
 
@@ -230,11 +235,12 @@ class TableForm(forms.Form):
             "invalid_choice": "There is no such game: choose one from the list.",
         },
     )
-    seats = forms.IntegerField(
-        help_text="Including you. Each game says how many it takes.",
+    seats = forms.TypedChoiceField(
+        coerce=int,
+        help_text="Including you. Each game says how many it takes (its options below).",
         error_messages={
-            "required": "Say how many seats the table has.",
-            "invalid": "The number of seats is a whole number.",
+            "required": "Choose how many seats the table has.",
+            "invalid_choice": "Choose the number of seats from the list.",
         },
     )
     deadline = forms.TypedChoiceField(
@@ -249,16 +255,16 @@ class TableForm(forms.Form):
         required=False,
         help_text="The result counts for the game's leaderboard. Never with a bot at the table.",
     )
-    bots = forms.IntegerField(
+    bots = forms.TypedChoiceField(
         label="Computer players",
+        coerce=int,
         required=False,
-        min_value=0,
+        empty_value=0,
         initial=0,
         help_text="Bots in the last seats; the other seats wait for people. With bots in every"
         " other seat, the game starts at once.",
         error_messages={
-            "invalid": "The number of computer players is a whole number.",
-            "min_value": "The number of computer players is 0 or more.",
+            "invalid_choice": "Choose the number of computer players from the list.",
         },
     )
     bot_level = forms.ChoiceField(
@@ -293,13 +299,27 @@ class TableForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
+        # Every count some game takes: without scripts the game may change after the seats
+        # are chosen, and clean() says when the two do not go together.
         low, high = _seat_range()
-        seats = self.fields["seats"]
-        seats.validators += [_at_least(low), _at_most(high)]
-        seats.widget.attrs.update(min=low, max=high)
+        self.fields["seats"].choices = [(str(n), str(n)) for n in range(low, high + 1)]
+        self.fields["bots"].choices = [(str(n), str(n)) for n in range(high)]
         self.fields["game"].choices = game_choices()
         self.fields["deadline"].choices = [(str(s), words) for s, words in deadline_choices()]
         self.fields["bot_fill"].choices = bot_fill_choices()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        ruleset, seats = RULESETS.get(data.get("game") or ""), data.get("seats")
+        if (
+            ruleset is not None
+            and seats is not None
+            and not (ruleset.min_seats <= seats <= ruleset.max_seats)
+        ):
+            self.add_error(
+                "seats", f"{ruleset.name} is played by {seats_words(ruleset)}, not {seats}."
+            )
+        return data
 
     def bot_seats(self) -> list[dict[str, Any]]:
         """The seats for bots, the last ones, as the services take them (once valid)."""
@@ -324,18 +344,34 @@ class TableForm(forms.Form):
         return [str(e) for name in ("entropy", "once") for e in self.errors.get(name, [])]
 
 
-class ComputerForm(forms.Form):
-    """A head-to-head against the computer in one step: the game and how the computer plays."""
+def _company_words(bots: int) -> str:
+    """``you and one bot``, ``you and three bots``."""
+    count = NUMBER_WORDS[bots] if bots < len(NUMBER_WORDS) else str(bots)
+    return f"you and {count} bot{'' if bots == 1 else 's'}"
 
-    game = forms.ChoiceField(
-        label="Game against the computer",
-        error_messages={"invalid_choice": "Choose a game that is played against the computer."},
+
+def _play_value(game: Game, format: Format) -> str:
+    return f"{game.id}:{format.key}"
+
+
+class ComputerForm(forms.Form):
+    """A game against the computer in one click: each game's formats are buttons (``play``),
+    sent with how the computer plays; the game's own seat count, bots in every other seat."""
+
+    play = forms.ChoiceField(
+        error_messages={
+            "required": "Choose a game and how long a match with one of the buttons.",
+            "invalid_choice": "Choose a game and how long a match with one of the buttons.",
+        },
     )
     level = forms.ChoiceField(
         label="The computer plays",
         choices=list(BOT_LEVEL_WORDS.items()),
         initial=BotLevel.NORMAL,
-        error_messages={"invalid_choice": "Choose how the computer plays from the list."},
+        error_messages={
+            "required": "Choose how the computer plays from the list.",
+            "invalid_choice": "Choose how the computer plays from the list.",
+        },
     )
     entropy = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
     once = forms.CharField(max_length=64, widget=forms.HiddenInput)
@@ -343,23 +379,37 @@ class ComputerForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
-        self.fields["game"].choices = computer_games()
+        self.fields["play"].choices = [
+            (_play_value(game, format), f"{game.ruleset.name}: {format.name}")
+            for game in GAMES.values()
+            for format in game.formats
+        ]
 
+    def plays(self) -> list[dict[str, Any]]:
+        """Each game with its formats' buttons, for the template: its name, seats and bots."""
+        return [
+            {
+                "name": game.ruleset.name,
+                "company": _company_words(game.quick_seats - 1),
+                "formats": [
+                    {"value": _play_value(game, format), "name": format.name}
+                    for format in game.formats
+                ],
+            }
+            for game in GAMES.values()
+        ]
 
-def _at_least(low: int) -> Any:
-    def check(value: int) -> None:
-        if value < low:
-            raise forms.ValidationError(f"A table has at least {low} seats.")
-
-    return check
-
-
-def _at_most(high: int) -> Any:
-    def check(value: int) -> None:
-        if value > high:
-            raise forms.ValidationError(f"No game here takes more than {high} seats.")
-
-    return check
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if "play" in data:
+            game_id, _, key = data["play"].partition(":")
+            data["game"] = GAMES[game_id]
+            data["format"] = data["game"].find_format(key)
+        game = data.get("game")
+        if game is not None and "level" in data and data["level"] not in game.bot_levels:
+            levels = " or ".join(game.bot_levels)
+            self.add_error("level", f"At {game.ruleset.name} the computer plays {levels} only.")
+        return data
 
 
 def option_field(option: Option) -> forms.Field:
@@ -422,8 +472,7 @@ class OptionsForm(forms.Form):
 
     @property
     def seats_words(self) -> str:
-        low, high = self.ruleset.min_seats, self.ruleset.max_seats
-        return f"{low} players" if low == high else f"{low} to {high} players"
+        return seats_words(self.ruleset)
 
     def options(self) -> dict[str, Any]:
         """The chosen options, by the catalogue's names (call once the form is valid)."""

@@ -10,6 +10,7 @@ urlpatterns = [
     path("tables/new/", pages.table_new, name="table-new"),
     path("tables/computer/", pages.table_vs_computer, name="table-vs-computer"),
     path("tables/<int:table_id>/join/", pages.table_join, name="table-join-page"),
+    path("tables/<int:table_id>/again/", pages.table_again, name="table-again"),
     path("tables/<int:table_id>/", table_pages.table_page, name="table-page"),
     path("tables/<int:table_id>/version/", table_pages.table_version, name="table-version"),
     path("tables/<int:table_id>/move/", table_pages.table_move, name="table-move-page"),

@@ -1,4 +1,5 @@
-"""Server-rendered pages: the home page, the lobby, a new table, joining one, and my tables.
+"""Server-rendered pages: the home page, the lobby, a new table (against the computer in one
+click, or like a finished one), joining one, and my tables.
 
 Thin, like the API's views: reads go through games.selectors and writes
 through games.services, the very functions the API calls; a refusal comes
@@ -50,6 +51,9 @@ logger = logging.getLogger(__name__)
 
 LOBBY_PAGE_SIZE = 25
 ONCE_SECONDS = 24 * 3600  # how long a create form's one-time token is remembered once used
+# How long "play again" from a table leads to the table it made, rather than make another:
+# a double click, or the button sent again from a page left open.
+AGAIN_SECONDS = 10 * 60
 
 
 class HomeView(TemplateView):
@@ -58,6 +62,8 @@ class HomeView(TemplateView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context["games"] = [ruleset.describe() for ruleset in RULESETS.values()]
+        authenticated = self.request.user.is_authenticated
+        context["computer_form"] = computer_form() if authenticated else None
         return context
 
 
@@ -251,10 +257,12 @@ def table_new(request: HttpRequest) -> HttpResponse:
     option_forms = {game: OptionsForm(ruleset) for game, ruleset in RULESETS.items()}
     if request.method != "POST":
         chosen = request.GET.get("game")
+        ruleset = RULESETS.get(chosen) if isinstance(chosen, str) else None
+        ruleset = ruleset or next(iter(RULESETS.values()))
         form = TableForm(
             initial={
-                "game": chosen if chosen in RULESETS else next(iter(RULESETS)),
-                "seats": 2,
+                "game": ruleset.id,
+                "seats": ruleset.min_seats,
                 "deadline": DEFAULT_DEADLINE,
                 "once": secrets.token_urlsafe(16),
             }
@@ -347,13 +355,15 @@ def _table_new_page(
 @login_required
 @require_POST
 def table_vs_computer(request: HttpRequest) -> HttpResponse:
-    """A head-to-head against the computer in one step: the table starts at once."""
+    """A game against the computer in one click: the format the button names (its options),
+    the game's own seat count with a bot in every seat but the player's; it starts at once."""
     form = ComputerForm(request.POST)
     if not form.is_valid():
         problems = [e for errors in form.errors.values() for e in errors]
         messages.error(request, f"No table was made: {' '.join(problems)}")
         return redirect("lobby")
     data = form.cleaned_data
+    game, format, level = data["game"], data["format"], data["level"]
     if not _claim_once(request.user, data["once"]):
         messages.info(request, "That form had already been sent: one table was made from it.")
         return redirect("my-tables")
@@ -361,19 +371,21 @@ def table_vs_computer(request: HttpRequest) -> HttpResponse:
         with transaction.atomic():
             table = services.table_create(
                 user=request.user,
-                game=data["game"],
-                seats=2,
+                game=game.id,
+                seats=game.quick_seats,
                 deadline=DEFAULT_DEADLINE,
-                bots=[{"seat": 1, "level": data["level"]}],
+                options=dict(format.options),
+                bots=[{"seat": n, "level": level} for n in range(1, game.quick_seats)],
                 entropy=data["entropy"] or None,
             )
             receipt = _receipt(table, 0)
     except (ServiceError, RulesError) as error:
         messages.error(request, f"No table was made: {sentence(error.message)}")
         return redirect("lobby")
+    how = format.name[:1].lower() + format.name[1:]
     messages.success(
         request,
-        f"Table {table.pk}: {game_name(table.game)} against the computer ({data['level']}),"
+        f"Table {table.pk}: {game.ruleset.name}, {how}, against the computer ({level}),"
         f" {deadline_words(table.deadline_seconds)} a move for you; the computer never keeps"
         f" you waiting. Its seed is committed: SHA-256 {table.commitment}."
         f" {_entropy_words(receipt)}",
@@ -382,8 +394,87 @@ def table_vs_computer(request: HttpRequest) -> HttpResponse:
 
 
 def computer_form() -> ComputerForm:
-    """The lobby's form for a game against the computer, with its own one-time token."""
+    """The form of a game against the computer (home page, lobby), with its one-time token."""
     return ComputerForm(initial={"once": secrets.token_urlsafe(16)})
+
+
+# -- playing again -------------------------------------------------------------------------
+
+
+@require_POST
+def table_again(request: HttpRequest, table_id: int) -> HttpResponse:
+    """A new table like this finished one, for one of its players; then the new table's page.
+
+    The button may be sent twice (a double click, a page left open): for a while
+    the same player's "play again" from the same table leads to the table it made.
+    """
+    if not request.user.is_authenticated:
+        messages.info(request, "Log in to play again; then press the button again.")
+        next_page = reverse("table-page", args=[table_id])
+        return redirect(f"{reverse('login-page')}?{urlencode({'next': next_page})}")
+    key = f"table-again:{request.user.pk}:{table_id}"
+    made = _claim_again(key)
+    if made is not None:
+        if made:
+            messages.info(request, f"You already started table {made} from this one.")
+            return redirect("table-page", made)
+        messages.info(request, "That button had already been sent. Here are your tables.")
+        return redirect("my-tables")
+    try:
+        with transaction.atomic():
+            table = services.table_again(
+                table_id=table_id,
+                user=request.user,
+                entropy=request.POST.get("entropy") or None,
+            )
+            receipt = _receipt(table, 0)
+    except (ServiceError, RulesError) as error:
+        _forget_again(key)
+        messages.error(
+            request, f"No new table was made from table {table_id}: {sentence(error.message)}"
+        )
+        if isinstance(error, services.TableNotFound):
+            return redirect("my-tables")
+        return redirect("table-page", table_id)
+    _remember_again(key, table.pk)
+    if table.status == Table.Status.OPEN:
+        free = sum(1 for seat in table.seated() if seat.user_id is None and not seat.is_bot)
+        state = f"is open in the lobby, waiting for {free} more player{'' if free == 1 else 's'}"
+    else:
+        state = "has started"
+    messages.success(
+        request,
+        f"Table {table.pk} {state}: {game_name(table.game)} again, as at table {table_id}"
+        f" ({table.seat_count} seats, {deadline_words(table.deadline_seconds)} a move); you"
+        f" sit in seat 0. Its seed is new and committed: SHA-256 {table.commitment}."
+        f" {_entropy_words(receipt)}",
+    )
+    return redirect("table-page", table.pk)
+
+
+def _claim_again(key: str) -> int | None:
+    """None when this "play again" is the first; else the table it made (0: still making it)."""
+    try:
+        if cache.add(key, 0, timeout=AGAIN_SECONDS):
+            return None
+        return int(cache.get(key) or 0)
+    except RedisError:
+        logger.warning("the cache cannot be reached: a double-sent 'play again' is not caught")
+        return None
+
+
+def _remember_again(key: str, table_id: int) -> None:
+    try:
+        cache.set(key, table_id, timeout=AGAIN_SECONDS)
+    except RedisError:
+        logger.warning("the cache cannot be reached: the table made again is not remembered")
+
+
+def _forget_again(key: str) -> None:
+    try:
+        cache.delete(key)
+    except RedisError:
+        logger.warning("the cache cannot be reached: a refused 'play again' stays claimed")
 
 
 # -- joining a table -----------------------------------------------------------------------

@@ -81,6 +81,11 @@ class GameFinished(ServiceError):
     status = 409
 
 
+class NotFinished(ServiceError):
+    code = "not_finished"
+    status = 409
+
+
 class TooManyOpenTables(ServiceError):
     code = "too_many_open_tables"
     status = 409
@@ -438,6 +443,34 @@ def table_create(
     else:
         table.save(update_fields=["seating"])
     return table
+
+
+def table_again(*, table_id: int, user: AbstractBaseUser, entropy: str | None = None) -> Table:
+    """A new table like the finished table ``table_id``, for one of its players, in seat 0.
+
+    The same game (at its current version), options, seat count, deadline and
+    rated flag, and a bot of the same level in each seat a bot held; a new seed.
+    The other seats wait for people, as at any new table; with bots in all of
+    them the game starts at once.
+    """
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        raise TableNotFound(f"there is no table {table_id}")
+    seats = seats_of(table)
+    if not any(seat.user_id == user.pk for seat in seats):
+        raise NotSeated("only the players who sat at this table may play again from it")
+    if table.status != Table.Status.FINISHED:
+        raise NotFinished("its game is not over: play again from it once it is")
+    return table_create(
+        user=user,
+        game=table.game,
+        seats=table.seat_count,
+        deadline=table.deadline_seconds,
+        rated=table.rated,
+        options=dict(table.options),
+        bots=[{"seat": seat.number, "level": seat.bot_level} for seat in seats if seat.is_bot],
+        entropy=entropy,
+    )
 
 
 @transaction.atomic

@@ -2,15 +2,18 @@
 
 A game is one package under ``games/catalogue/``: its rules (``rules.py``), its
 bot (``bot.py``), its look on the table page (``table.py`` and its template
-fragments), and its rules page (``rules.md``). The package's ``__init__`` makes
+fragments), its rules page (``rules.md``), and the formats it is played in at
+once against the computer (:class:`Format`). The package's ``__init__`` makes
 one ``register(Game(...))`` call, as OpenSpiel registers a game at the end of its
 module; nothing outside the package names the game.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from games.bots import LEVELS
 from games.bots.policy import Policy
@@ -20,6 +23,23 @@ from games.rules.base import RulesError, Ruleset
 
 class UnknownGame(RulesError):
     code = "unknown_game"
+
+
+@dataclass(frozen=True)
+class Format:
+    """One way to play a game at once against the computer: its words and the options it sets.
+
+    ``options`` are the ruleset's (any left out at their defaults); :func:`register`
+    checks them at the game's :attr:`Game.quick_seats`.
+    """
+
+    key: str  # what the form sends: "short", "full"
+    name: str  # what the button says after the game's name: "One hand"
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+# A game that names no format of its own is played quickly by its rulebook's preset.
+FULL_MATCH = Format("full", "The full match")
 
 
 @dataclass(frozen=True)
@@ -33,10 +53,21 @@ class Game:
     # Every earlier version still published: a table, and a record, plays and verifies
     # under the version it was made with, whatever is current now.
     older: tuple[Ruleset, ...] = ()
+    # The formats of "play the computer", the short one first (one hand, one round...).
+    formats: tuple[Format, ...] = (FULL_MATCH,)
 
     @property
     def id(self) -> str:
         return self.ruleset.id
+
+    @property
+    def quick_seats(self) -> int:
+        """The seats of a table against the computer: the fewest at which bots may sit."""
+        return max(self.ruleset.bots_from_seats, self.ruleset.min_seats)
+
+    def find_format(self, key: object) -> Format | None:
+        """The format called ``key``, or None."""
+        return next((format for format in self.formats if format.key == key), None)
 
     @property
     def versions(self) -> tuple[Ruleset, ...]:
@@ -67,10 +98,23 @@ def register(game: Game) -> Game:
     for ruleset in game.versions:
         if ruleset.id != game.id or ruleset.version in VERSIONS:
             raise ValueError(f"{ruleset.version} cannot be a version of {game.id}")
+    _check_formats(game)
     GAMES[game.id] = game
     RULESETS[game.id] = game.ruleset
     VERSIONS.update((ruleset.version, ruleset) for ruleset in game.versions)
     return game
+
+
+def _check_formats(game: Game) -> None:
+    """A game's formats: at least one, each key once, and options its ruleset accepts."""
+    keys = [format.key for format in game.formats]
+    if not keys or len(set(keys)) != len(keys) or not all(keys):
+        raise ValueError(f"{game.id}'s formats need keys, each one once: {keys}")
+    for format in game.formats:
+        try:
+            game.ruleset.validate(game.quick_seats, format.options)
+        except RulesError as error:
+            raise ValueError(f"{game.id}'s format {format.key!r}: {error.message}") from None
 
 
 def unregister(game_id: str) -> None:

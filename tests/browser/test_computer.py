@@ -1,6 +1,6 @@
 """A person plays a whole match of Crazy 8 against the computer, by clicking.
 
-Ann starts the game from the lobby's "Play the computer" form in one click and
+Ann starts the full match from the lobby's "Play the computer" form in one click and
 then clicks the first move button whenever it is her turn; the computer's moves
 appear on her page by themselves (the bot moves from the outbox after each of
 her moves commits; in the test settings that work runs at once, in production
@@ -50,9 +50,8 @@ def test_a_person_plays_a_whole_crazy_8_match_against_the_computer(
     page.goto(site + "/lobby/")
     shot(page, "lobby-computer-desktop")
     assert serious_violations(page) == []
-    page.get_by_label("Game against the computer").select_option("crazy-8")
     page.get_by_label("The computer plays").select_option("normal")
-    page.get_by_role("button", name="Play the computer").click()
+    page.get_by_role("button", name="Crazy 8: The full match, to 100 points").click()
     expect(page.locator("body")).to_contain_text("against the computer (normal)")
     table = Table.objects.get()
     assert page.url.endswith(f"/tables/{table.pk}/")

@@ -151,10 +151,12 @@ def random_match(
     seats: int | None = None,
     contributions: int | None = None,
     forfeit: str | None = None,
+    version: str | None = None,
 ) -> dict[str, Any]:
     """Match ``number``: seeded seat count (2–4), contributions (0–2) and random play.
 
-    ``forfeit`` ("resigned" or "timeout") ends the match early that way.
+    ``forfeit`` ("resigned" or "timeout") ends the match early that way; ``version``
+    plays it under that version of Crazy Eights (None: the current one).
     """
     rng = random.Random(f"fairplay-match-{number}")
     count = seats if seats is not None else rng.randint(2, 4)
@@ -174,6 +176,7 @@ def random_match(
         contributions=given,
         policy=lambda state, seat, legal: rng.choice(legal),
         forfeit=ending,
+        version=version,
     )
 
 

@@ -112,6 +112,18 @@ MATCHES: dict[str, list[tuple[int, dict[str, Any], tuple[str, int] | None, float
         (2, {"target": 0}, None, 0.2),
         (5, {}, ("resigned", 90), 0.5),
     ],
+    # Added later, after the versions above, so that their records keep their numbers.
+    "crazy-eights/2": [
+        (2, {"one_hand": True}, None, 0.0),
+        (3, {}, None, 0.0),
+        (4, {"one_hand": True}, ("timeout", 8), 0.0),
+    ],
+    "crazy-8/4": [
+        (2, {"target": 0}, None, 0.0),
+        (2, {"target": 40, "jacks_reverse": True, "reverse_skips_at_two": True}, None, 0.0),
+        (2, {"target": 30, "last_card": True}, None, 0.5),
+        (3, {"more_players": True, "target": 0, "twos_draw_two": True}, ("resigned", 10), 0.0),
+    ],
 }
 SAVED_EVERY = 37  # keep the saved form of every 37th step (and of the last)
 

@@ -137,7 +137,7 @@ def test_a_finished_match_verifies_from_the_command_line(
     lines = done.stdout.splitlines()
     assert len(lines) == 1
     assert re.fullmatch(
-        r"OK table 100: crazy-eights \(crazy-eights/1\), 4 seats, 442 actions, "
+        r"OK table 100: crazy-eights \(crazy-eights/2\), 4 seats, 442 actions, "
         r"\d+ chance events, places 4 3 2 1, signed by key [0-9a-f]{16} \(pinned\)",
         lines[0],
     )
@@ -222,14 +222,20 @@ def test_the_verifier_loads_no_part_of_the_web_stack(finished: Envelope, tmp_pat
 # would give something else: raise the version concerned (the ruleset's
 # ``version``, chance.DERIVATION_VERSION or record.RECORD_FORMAT) so that old
 # records are refused rather than misjudged, then update the hash.
-PLAYED_TODAY = "345ce312f073d1cfc9de714e8e0aa2f6224467c28d1cc668903181e3dafec9ac"
+# Pinned per version, as the family's below: crazy-eights/1's hash is the one it always had.
+PLAYED_TODAY = {
+    "crazy-eights/1": "345ce312f073d1cfc9de714e8e0aa2f6224467c28d1cc668903181e3dafec9ac",
+    "crazy-eights/2": "bd345fe2e1c8b25721eba6c5997d5e2b851a247bd97cb52d30b94c4d4857fa26",
+}
 
 
-def test_matches_played_today_still_play_the_same() -> None:
+@pytest.mark.parametrize("version", sorted(PLAYED_TODAY))
+def test_matches_played_today_still_play_the_same(version: str) -> None:
     digest = hashlib.sha256()
     for number, seats in ((0, 4), (1, 3), (2, 2)):
-        digest.update(canonical(random_match(number, seats=seats)["record"]))
-    assert digest.hexdigest() == PLAYED_TODAY, (
+        match = random_match(number, seats=seats, version=version)
+        digest.update(canonical(match["record"]))
+    assert digest.hexdigest() == PLAYED_TODAY[version], (
         "the rules, the derivation or the record changed under the same version"
     )
 
@@ -245,15 +251,21 @@ FAMILY = (
     ("dodo", 2, {"target": 60, "crazy_eights_scoring": True, "seven_cards": True}),
 )
 # Pinned per version: the hash of the versions before is the one they always had, so
-# play under crazy-8/2 and dodo/1 provably did not change when crazy-8/3 and dodo/2 came.
-OLD_VERSIONS = {"crazy-8": "crazy-8/2", "dodo": "dodo/1"}
+# play under crazy-8/2 and dodo/1 provably did not change when crazy-8/3 and dodo/2 came,
+# nor under crazy-8/3 when crazy-8/4 came.
+EARLIER_VERSIONS = {
+    "old": {"crazy-8": "crazy-8/2", "dodo": "dodo/1"},
+    "previous": {"crazy-8": "crazy-8/3", "dodo": "dodo/2"},
+    "current": {"crazy-8": None, "dodo": None},
+}
 FAMILY_PLAYED_TODAY = {
     "old": "395e6dd138e3b8a6b55b0dac5441aa1bdf6c6218d991b38ef4801a70313b80c3",
-    "current": "44f724cf695e8e31c90068728788ee1f84e43681064594a84ce92bcab76b406a",
+    "previous": "44f724cf695e8e31c90068728788ee1f84e43681064594a84ce92bcab76b406a",
+    "current": "080734f17ba92e2bfeac4cfb68a709c4f2ae05471100accf37e004d8aaed22f4",
 }
 
 
-@pytest.mark.parametrize("versions", ["old", "current"])
+@pytest.mark.parametrize("versions", sorted(FAMILY_PLAYED_TODAY))
 def test_the_family_s_matches_played_today_still_play_the_same(versions: str) -> None:
     digest = hashlib.sha256()
     for number, (game, seats, options) in enumerate(FAMILY):
@@ -265,7 +277,7 @@ def test_the_family_s_matches_played_today_still_play_the_same(versions: str) ->
             contributions=[(0, rng.randbytes(16))],
             policy=lambda state, seat, legal, rng=rng: rng.choice(legal),
             game=game,
-            version=OLD_VERSIONS[game] if versions == "old" else None,
+            version=EARLIER_VERSIONS[versions][game],
             options=options,
         )
         assert verify(envelope).game == game  # it raises on any discrepancy
@@ -452,7 +464,7 @@ SEMANTIC = [
     ),
     (
         change_the_options,
-        r"crazy-eights/1 refuses this table's seats or options: Crazy Eights has no option 'jokers'",
+        r"crazy-eights/2 refuses this table's seats or options: Crazy Eights has no option 'jokers'",
     ),
     (drop_the_last_entry, r"the log ends before the game is over: seat \d still owed an action"),
     (change_a_version, r"action 5 was applied at version 4, but the record says 3"),
@@ -689,20 +701,17 @@ def test_an_unknown_ruleset_version_is_refused_not_judged(
     finished: Envelope, tmp_path: Path
 ) -> None:
     def bump(record: dict[str, Any]) -> None:
-        record["ruleset_version"] = "crazy-eights/2"
+        record["ruleset_version"] = "crazy-eights/3"
 
+    known = "this verifier knows crazy-eights/1, crazy-eights/2"
     for tampered in (changed(finished, bump), resign(changed(finished, bump))):
         error = failure(tampered)
         assert isinstance(error, CannotJudge)
-        assert (
-            error.message
-            == "this record was made under crazy-eights/2; this verifier knows crazy-eights/1"
-        )
+        assert error.message == f"this record was made under crazy-eights/3; {known}"
     done = run_cli(str(write(tmp_path, changed(finished, bump))))
     assert done.returncode == 2
-    assert done.stderr.strip() == (
-        "CANNOT JUDGE: this record was made under crazy-eights/2; this verifier knows "
-        "crazy-eights/1"
+    assert (
+        done.stderr.strip() == f"CANNOT JUDGE: this record was made under crazy-eights/3; {known}"
     )
 
 

@@ -32,7 +32,7 @@ def test_the_catalogue_lists_crazy_eights_with_its_seats_and_options_to_anybody(
     eights = games["crazy-eights"]
     assert eights["min_seats"] == 2
     assert eights["max_seats"] == 4
-    assert eights["options"] == []
+    assert [option["name"] for option in eights["options"]] == ["one_hand"]
     assert eights["name"] == "Crazy Eights"
     assert eights["version"]
 

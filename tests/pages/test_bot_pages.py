@@ -26,7 +26,7 @@ def computer_form(client: Any, **fields: str) -> dict[str, str]:
     form = page[page.index('class="vs-computer"') :]
     once = re.search(r'name="once" value="([^"]+)"', form)
     assert once, "the lobby's form carries a one-time token"
-    return {"game": "crazy-8", "level": "normal", "once": once.group(1), **fields}
+    return {"play": "crazy-8:short", "level": "normal", "once": once.group(1), **fields}
 
 
 def test_the_new_table_form_seats_bots_in_the_last_seats_and_starts_when_they_fill_it() -> None:
@@ -55,7 +55,7 @@ def test_the_new_table_form_seats_bots_in_the_last_seats_and_starts_when_they_fi
         ({"bots": "1"}, "Crazy Eights has no bots at a table of 2"),
         ({"game": "dodo", "bots": "1", "rated": "on"}, "A table with a bot is never rated"),
         ({"game": "dodo", "bots": "2"}, "Seat 0 is yours"),
-        ({"game": "dodo", "bots": "-1"}, "The number of computer players is 0 or more."),
+        ({"game": "dodo", "bots": "-1"}, "Choose the number of computer players from the list."),
         ({"game": "dodo", "bot_level": "genius"}, "Choose how the computer plays from the list."),
         ({"game": "dodo", "bot_fill": "5"}, "Choose a wait from the list."),
         ({"game": "dodo", "bots": "1", "bot_fill": "3600"}, "nothing for bots to fill"),
@@ -90,7 +90,7 @@ def test_a_host_can_have_bots_take_the_seats_nobody_took() -> None:
 def test_the_lobby_starts_a_game_against_the_computer_in_one_click() -> None:
     (ann,) = make_users("ann")
     client = browser(ann)
-    data = computer_form(client, game="dodo", level="strong")
+    data = computer_form(client, play="dodo:full", level="strong")
 
     response = client.post(COMPUTER, data)
     again = client.post(COMPUTER, data)  # a double click
@@ -103,18 +103,21 @@ def test_the_lobby_starts_a_game_against_the_computer_in_one_click() -> None:
     assert any("against the computer (strong)" in message for message in said(response))
 
 
-def test_the_lobby_offers_only_games_played_head_to_head_with_the_computer() -> None:
+def test_the_lobby_offers_every_game_against_the_computer_and_refuses_anything_else() -> None:
     (ann,) = make_users("ann")
     client = browser(ann)
     page = client.get(LOBBY).content.decode()
     form = page[
         page.index('class="vs-computer"') : page.index("</form>", page.index("vs-computer"))
     ]
-    assert 'value="crazy-8"' in form and 'value="dodo"' in form
-    assert 'value="crazy-eights"' not in form  # two people play each other, no bot
+    for game in ("crazy-eights", "crazy-8", "dodo", "dingo", "dos"):
+        assert f'name="play" value="{game}:short"' in form
+        assert f'name="play" value="{game}:full"' in form
 
-    refused = client.post(COMPUTER, computer_form(client, game="crazy-eights"))
-    assert refused["Location"] == LOBBY
+    for play in ("poker:short", "dodo:longest", "dodo"):
+        refused = client.post(COMPUTER, computer_form(client, play=play))
+        assert refused["Location"] == LOBBY
+        assert "Choose a game and how long a match with one of the buttons." in said(refused)[-1]
     assert not Table.objects.exists()
     assert "Play the computer" not in browser().get(LOBBY).content.decode()
 

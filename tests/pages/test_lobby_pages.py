@@ -323,7 +323,8 @@ def test_the_new_table_form_offers_every_option_of_the_catalogue() -> None:
     text = text_of(response)
     for legend in ("Crazy Eights", "Crazy 8", "Dodo"):
         assert f"<legend>{legend} " in html
-    assert "Crazy Eights has no options: it is played by the rulebook's rules." in text
+    assert 'name="crazy-eights-one_hand"' in html
+    assert "House rule: the match is a single hand" in text
     # Each option with its default and its one-line explanation.
     assert 'name="crazy-8-twos_stack"' in html
     assert "With twos_draw_two, a two may be answered with a two, passing on the sum." in text
@@ -340,13 +341,17 @@ def test_the_new_table_form_offers_every_option_of_the_catalogue() -> None:
     assert 'name="csrfmiddlewaretoken"' in html
     assert '<input type="hidden" name="entropy"' in html
     assert 'data-min-seats="2" data-max-seats="8"' in html
+    # The seats a game takes are chosen from a list, never typed.
+    assert re.search(r'<select name="seats"[^>]*>\s*<option value="2" selected>2</option>', html)
+    assert '<option value="10">10</option>' in html
+    assert 'type="number" name="seats"' not in html
     assert "/static/fairdeal/entropy.js" in html and "/static/fairdeal/table-new.js" in html
 
 
 def test_the_form_starts_on_the_game_the_link_names() -> None:
     (alice,) = make_users("alice")
     html = browser(alice).get(NEW, {"game": "dodo"}).content.decode()
-    assert '<option value="dodo" selected data-min-seats="2" data-max-seats="8">' in html
+    assert '<option value="dodo" selected data-min-seats="2" data-max-seats="8"' in html
 
 
 def test_offered_deadlines_stay_within_the_settings(settings: Any) -> None:
@@ -409,7 +414,7 @@ def test_only_the_chosen_games_options_are_read() -> None:
     table = Table.objects.get()
     assert table.game == "crazy-8"
     assert table.options["aces"] == "skip"
-    assert "target" not in table.options
+    assert "seven_cards" not in table.options
 
 
 def test_the_new_table_is_made_by_the_same_service_as_the_api() -> None:
@@ -427,10 +432,12 @@ def test_the_new_table_is_made_by_the_same_service_as_the_api() -> None:
     [
         ({"game": "poker"}, "There is no such game: choose one from the list."),
         ({"game": ""}, "Choose a game."),
-        ({"seats": "5"}, "Crazy Eights is played by 2 to 4 players."),
-        ({"seats": "1"}, "A table has at least 2 seats."),
-        ({"seats": "11"}, "No game here takes more than 10 seats."),
-        ({"seats": "two"}, "The number of seats is a whole number."),
+        ({"seats": "5"}, "Crazy Eights is played by 2 to 4 players, not 5."),
+        ({"game": "dingo", "seats": "2"}, "Dingo is played by 4 players, not 2."),
+        ({"seats": "1"}, "Choose the number of seats from the list."),
+        ({"seats": "11"}, "Choose the number of seats from the list."),
+        ({"seats": "two"}, "Choose the number of seats from the list."),
+        ({"seats": ""}, "Choose how many seats the table has."),
         ({"game": "crazy-8", "seats": "3"}, "3 to 7 need the house rule more_players"),
         ({"deadline": "12"}, "Choose a deadline from the list."),
         ({"game": "dodo", "dodo__target": "5000"}, "Target is at most 1000."),
@@ -472,7 +479,7 @@ def test_a_refused_form_comes_back_as_it_was_sent_with_a_new_token() -> None:
     form.update({"crazy-8-twos_stack": "on", "crazy-8-aces": "skip"})
     response = client.post(NEW, form)
     html = response.content.decode()
-    assert '<option value="crazy-8" selected data-min-seats="2" data-max-seats="7">' in html
+    assert '<option value="crazy-8" selected data-min-seats="2" data-max-seats="7"' in html
     assert '<option value="3600" selected>1 hour</option>' in html
     assert '<option value="skip" selected>skip</option>' in html
     assert re.search(r'name="crazy-8-twos_stack"[^>]*checked', html)

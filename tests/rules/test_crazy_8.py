@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from games.catalogue import RULESETS, find_ruleset
-from games.catalogue.crazy_8.rules import Crazy8, Crazy8v2
+from games.catalogue.crazy_8.rules import Crazy8, Crazy8v2, Crazy8v3
 from games.catalogue.crazy_eights.rules import hand_value
 from games.rules import IllegalAction, InvalidOptions
 from games.rules.base import STANDARD_PACK, Event
@@ -46,7 +46,7 @@ def test_crazy_8_is_in_the_catalogue_as_a_preset_of_the_crazy_eights_engine() ->
     assert (described["id"], described["name"], described["version"]) == (
         "crazy-8",
         "Crazy 8",
-        "crazy-8/3",
+        "crazy-8/4",
     )
     assert (described["min_seats"], described["max_seats"]) == (2, 7)
     options = {option["name"]: option for option in described["options"]}
@@ -79,6 +79,7 @@ def test_every_option_defaults_off_so_the_preset_is_the_rulebook() -> None:
         "more_players": False,
         "last_card": False,
         "reverse_skips_at_two": False,
+        "target": 100,
     }
 
 
@@ -333,6 +334,47 @@ def test_a_hand_that_leaves_both_totals_below_100_deals_the_next() -> None:
     state, chance = arrange([["5H"], ["KD"]], pile=["2H"], totals=[89, 99])
     events = state.apply(0, play("5H"), chance)
     assert kinds(events)[-1] == "hand_dealt" and not state.is_over
+
+
+# -- target: a shorter match, or one hand ---------------------------------------------------
+
+
+def test_target_moves_the_line_the_match_ends_at() -> None:
+    state, chance = arrange([["5H"], ["KD"]], pile=["2H"], totals=[40, 0], options={"target": 50})
+    assert state.target == 50 and state.view(None)["target"] == 50
+    events = state.apply(0, play("5H"), chance)
+    assert kinds(events)[-1] == "game_over"
+    assert state.result is not None and state.result["totals"] == [50, 0]
+
+
+def test_target_0_is_a_single_hand_its_winner_first() -> None:
+    state, chance = arrange([["5H"], ["KD"]], pile=["2H"], options={"target": 0})
+    events = state.apply(0, play("5H"), chance)
+    assert kinds(events) == ["play", "hand_over", "game_over"]
+    assert state.result == {"reason": "finished", "seat": None, "places": [1, 2], "totals": [10, 0]}
+
+
+def test_target_0_a_single_hand_blocked_without_a_winner_leaves_both_first() -> None:
+    state, chance = arrange([["2D"], ["2C"]], pile=["5H"], options={"target": 0})
+    state.apply(0, PASS, chance)
+    events = state.apply(1, PASS, chance)
+    assert kinds(events)[-1] == "game_over"
+    assert state.result is not None and state.result["places"] == [1, 1]
+
+
+@pytest.mark.parametrize(("target", "reason"), [(-1, "at least 0"), (1001, "at most 1000")])
+def test_a_target_out_of_range_is_refused(target: int, reason: str) -> None:
+    with pytest.raises(InvalidOptions, match=reason):
+        RULES.validate(2, {"target": target})
+
+
+@pytest.mark.parametrize("older", [Crazy8v3(), Crazy8v2()])
+def test_the_versions_before_crazy_8_4_have_no_target_and_play_to_100(older: Any) -> None:
+    with pytest.raises(InvalidOptions, match="no option 'target'"):
+        older.validate(2, {"target": 0})
+    state, _ = older.new_game(2, {}, SeededChance(bytes(32)))
+    assert "target" not in state.options and state.target == 100
+    assert older.load(state.to_json()).target == 100
 
 
 # -- draw_rule ----------------------------------------------------------------------------

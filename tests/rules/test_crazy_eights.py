@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from games.catalogue import RULESETS
-from games.catalogue.crazy_eights.rules import CrazyEights, EightsState
+from games.catalogue.crazy_eights.rules import CrazyEights, CrazyEights1, EightsState
 from games.rules import GameOver, IllegalAction, InvalidOptions, NotYourTurn
 from games.rules.base import RANKS, STANDARD_PACK, Event
 from games.rules.chance import SeededChance
@@ -86,9 +86,12 @@ def test_a_seat_count_that_is_not_a_whole_number_is_refused(seats: Any) -> None:
         RULES.new_game(seats, {}, StackedChance())
 
 
-def test_crazy_eights_has_no_options_to_set() -> None:
+def test_crazy_eights_has_one_option_a_single_hand_off_by_default() -> None:
     with pytest.raises(InvalidOptions, match="no option 'jokers'"):
         RULES.new_game(2, {"jokers": True}, StackedChance())
+    assert RULES.validate(2, {}) == {"one_hand": False}
+    with pytest.raises(InvalidOptions, match="must be true or false"):
+        RULES.validate(2, {"one_hand": 1})
 
 
 def test_seven_cards_each_at_two_players() -> None:
@@ -670,6 +673,30 @@ def test_the_match_goes_on_while_every_total_is_below_the_target(seats: int, tar
     assert state.hand_no == 2
     assert public(events, "game_over") == []
     assert len(public(events, "hand_dealt")) == 1
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_one_hand_ends_the_match_with_the_first_hand_its_winner_first(seats: int) -> None:
+    hands = [["5H"]] + [["KS"]] + [["AS"]] * (seats - 2)
+    state, _ = arrange(hands, pile=["5C"], options={"one_hand": True})
+    assert state.target == 0
+    events = state.apply(0, play("5H"), StackedChance())
+    assert public(events, "hand_dealt") == []
+    assert state.result == {
+        "reason": "finished",
+        "seat": None,
+        "places": [1] + [2] * (seats - 1),
+        "totals": [10 + seats - 2] + [0] * (seats - 1),
+    }
+
+
+def test_crazy_eights_1_has_no_options_and_plays_to_the_target() -> None:
+    older = CrazyEights1()
+    with pytest.raises(InvalidOptions, match="no option 'one_hand'"):
+        older.validate(3, {"one_hand": True})
+    state, _ = older.new_game(3, {}, SeededChance(bytes(32)))
+    assert state.options == {} and state.target == 150
+    assert older.load(state.to_json()).target == 150
 
 
 def test_the_match_does_not_end_before_the_end_of_the_hand() -> None:

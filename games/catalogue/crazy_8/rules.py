@@ -57,6 +57,11 @@ by default, add these actions and events:
   ``reshuffle`` if the stock is empty; nothing if there is nothing to draw),
   and the window closes. ``crazy-8/2`` (``Crazy8v2``) is kept for its tables
   and records: a reverse at two was a skip, and any action closed the window.
+* ``target`` (a house rule of our own, 100 by default): the match ends at the
+  end of the hand in which a total reaches it; 0 plays a single hand, its
+  winner first and the others sharing second (a blocked hand with no winner
+  leaves everybody first). ``crazy-8/3`` (``Crazy8v3``), kept for its tables
+  and records, is ``crazy-8/4`` without it (always 100).
 """
 
 from __future__ import annotations
@@ -118,6 +123,7 @@ word(
 DRAW_RULES = ("until_playable", "one", "limit")
 STARTER_EIGHTS = ("bury", "any", "dealer_names")
 ACES = ("none", "reverse", "skip")
+TARGET = 100  # "the first player to reach 100 points ... wins the game"
 
 
 class Crazy8State(EightsState):
@@ -348,8 +354,9 @@ class Crazy8(CrazyEights):
     name = "Crazy 8"
     # /2: a deal going round in circles is blocked. /3: a reverse at two does nothing
     # (a skip only with reverse_skips_at_two); the last-card window lasts to the next play;
-    # only a circle of forced actions blocks.
-    version = "crazy-8/3"
+    # only a circle of forced actions blocks. /4: the house rule target (a new option
+    # changes every saved state's options, so it is a version of its own).
+    version = "crazy-8/4"
     rulebook = "crazy-8-two-player.txt"
     min_seats = 2
     max_seats = 7  # three or more only with the house rule more_players
@@ -450,6 +457,15 @@ class Crazy8(CrazyEights):
             "a player going down to one card announces it; caught silent before the next "
             "play, they draw one card",
         ),
+        Option(
+            "target",
+            "int",
+            TARGET,
+            "house rule: the match ends at the end of the hand in which a total reaches it "
+            "(0: one hand, its winner first)",
+            minimum=0,
+            maximum=1000,
+        ),
     )
 
     # -- the text forms: the dealer's named suit, beside the family's -----------
@@ -469,7 +485,7 @@ class Crazy8(CrazyEights):
         return STANDARD_PACK * 2 if seats >= 6 else STANDARD_PACK
 
     def target(self, seats: int, options: Mapping[str, Any]) -> int:
-        return 100
+        return int(options["target"])
 
     def check_combination(self, seats: int, options: dict[str, Any]) -> None:
         if options["draw_rule"] != "limit" and options["draw_limit"] != 3:
@@ -487,6 +503,17 @@ class Crazy8(CrazyEights):
             )
 
 
+class Crazy8v3(Crazy8):
+    """``crazy-8/3``, kept so that its tables play on and its records verify under it:
+    ``crazy-8/4`` without the house rule ``target`` (always 100)."""
+
+    version = "crazy-8/3"
+    options = tuple(option for option in Crazy8.options if option.name != "target")
+
+    def target(self, seats: int, options: Mapping[str, Any]) -> int:
+        return TARGET
+
+
 class Crazy8v2State(Crazy8State):
     """A match under ``crazy-8/2``: the rules as they were, for its tables and records."""
 
@@ -495,7 +522,7 @@ class Crazy8v2State(Crazy8State):
     forced_repeats_only = False  # any position held twice with the stock empty blocks
 
 
-class Crazy8v2(Crazy8):
+class Crazy8v2(Crazy8v3):
     """``crazy-8/2``, kept so that its tables play on and its records verify under it.
 
     What ``crazy-8/3`` changed, restored: a reverse card at two seats was a skip;
@@ -507,7 +534,7 @@ class Crazy8v2(Crazy8):
     version = "crazy-8/2"
     state_class = Crazy8v2State
     actions = {kind: form for kind, form in Crazy8.actions.items() if kind != "last_card"}
-    options = tuple(option for option in Crazy8.options if option.name != "reverse_skips_at_two")
+    options = tuple(option for option in Crazy8v3.options if option.name != "reverse_skips_at_two")
 
 
-__all__ = ["Crazy8", "Crazy8State", "Crazy8v2", "Crazy8v2State"]
+__all__ = ["Crazy8", "Crazy8State", "Crazy8v2", "Crazy8v2State", "Crazy8v3"]

@@ -31,6 +31,9 @@ ends at the end of the hand in which a total reaches fifty a player (100 at
 two, 150 at three, 200 at four); the highest total wins and equal highest
 totals share first place. A resignation or a missed deadline ends the match
 against that seat: it finishes last, the others placed by their totals.
+The one option, ``one_hand`` (a house rule of our own, off by default), makes
+the match a single hand; ``crazy-eights/1`` (``CrazyEights1``), kept for its
+tables and records, has no options.
 
 Seats are numbered 0 to n-1 clockwise, so a seat's left is the next number.
 
@@ -67,6 +70,7 @@ from games.rules.base import (
     Event,
     Field,
     GameState,
+    Option,
     PerSeat,
     Ruleset,
     Saved,
@@ -658,7 +662,8 @@ class EightsState(GameState):
 class CrazyEights(Ruleset):
     id = "crazy-eights"
     name = "Crazy Eights"
-    version = "crazy-eights/1"
+    # /2: the house rule one_hand (a new option changes every saved state's options).
+    version = "crazy-eights/2"
     rulebook = "crazy-eights.txt"
     family = "crazy-eights"
     min_seats = 2
@@ -676,6 +681,16 @@ class CrazyEights(Ruleset):
         "pass": PASS,
     }
     state_class = EightsState
+    # The family's other presets have options of their own, in place of this one.
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "one_hand",
+            "bool",
+            False,
+            "house rule: the match is a single hand, its winner first and the others sharing "
+            "second",
+        ),
+    )
     # Hooks for the rest of the family: what differs is data.
     blocks: ClassVar[bool] = False  # every seat passing in a row blocks the hand
 
@@ -760,10 +775,22 @@ class CrazyEights(Ruleset):
         )
 
     def target(self, seats: int, options: Mapping[str, Any]) -> int:
-        return 50 * seats
+        # A single hand ends with the first: every total has reached 0.
+        return 0 if options["one_hand"] else 50 * seats
 
     def pack(self, seats: int, options: Mapping[str, Any]) -> tuple[str, ...]:
         return STANDARD_PACK
 
 
-__all__ = ["CrazyEights", "EightsState", "card_value", "hand_value", "sort_hand"]
+class CrazyEights1(CrazyEights):
+    """``crazy-eights/1``, kept so that its tables play on and its records verify under it:
+    ``crazy-eights/2`` without the house rule ``one_hand``, so with no options at all."""
+
+    version = "crazy-eights/1"
+    options = ()
+
+    def target(self, seats: int, options: Mapping[str, Any]) -> int:
+        return 50 * seats
+
+
+__all__ = ["CrazyEights", "CrazyEights1", "EightsState", "card_value", "hand_value", "sort_hand"]

@@ -7,7 +7,7 @@ from pathlib import Path
 from games.catalogue.dingo.bot import POLICY
 from games.catalogue.dingo.rules import Dingo
 from games.catalogue.dingo.table import PRESENTATION
-from games.catalogue.registry import Game, register
+from games.catalogue.registry import Format, Game, register
 
 GAME = register(
     Game(
@@ -15,5 +15,10 @@ GAME = register(
         presentation=PRESENTATION,
         rules_page=Path(__file__).with_name("rules.md"),
         bot=POLICY,
+        # The rulebook's match is one deal; the longer one lets each player deal once.
+        formats=(
+            Format("short", "One deal"),
+            Format("full", "Four deals, each player dealing once", {"deals": 4}),
+        ),
     )
 )

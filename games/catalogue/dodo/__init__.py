@@ -7,7 +7,7 @@ from pathlib import Path
 from games.catalogue.dodo.bot import POLICY
 from games.catalogue.dodo.rules import Dodo, Dodo1
 from games.catalogue.dodo.table import PRESENTATION
-from games.catalogue.registry import Game, register
+from games.catalogue.registry import Format, Game, register
 
 GAME = register(
     Game(
@@ -16,5 +16,10 @@ GAME = register(
         presentation=PRESENTATION,
         rules_page=Path(__file__).with_name("rules.md"),
         bot=POLICY,
+        # The lowest line the rules allow: a deal or two.
+        formats=(
+            Format("short", "A short match, the line at 50", {"target": 50}),
+            Format("full", "The full match, the line at 200"),
+        ),
     )
 )

@@ -7,7 +7,7 @@ from pathlib import Path
 from games.catalogue.dos.bot import POLICY
 from games.catalogue.dos.rules import Dos
 from games.catalogue.dos.table import PRESENTATION
-from games.catalogue.registry import Game, register
+from games.catalogue.registry import Format, Game, register
 
 GAME = register(
     Game(
@@ -15,5 +15,9 @@ GAME = register(
         presentation=PRESENTATION,
         rules_page=Path(__file__).with_name("rules.md"),
         bot=POLICY,
+        formats=(
+            Format("short", "One round", {"target": 0}),
+            Format("full", "The full match, to 200 points"),
+        ),
     )
 )
