@@ -49,6 +49,7 @@ from games.rules.base import ordinal
 # a suit, is under 120 characters): anything longer is refused before it is parsed.
 MAX_ACTION_CHARS = 1000
 FRAGMENT_HEADER = "HTTP_X_FAIRDEAL_FRAGMENT"
+BOARD_HEADER = "X-Fairdeal-Board"
 
 
 def sentence(text: str) -> str:
@@ -442,7 +443,9 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
     if table is None:
         table = table_or_404(table_id)
     context = {**table_context(request, table), "board_messages": said}
-    return render(request, "games/_table_board.html", context, status=status)
+    response = render(request, "games/_table_board.html", context, status=status)
+    response[BOARD_HEADER] = "1"  # the board itself, not a page: table.js swaps it in
+    return response
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

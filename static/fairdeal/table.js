@@ -341,12 +341,9 @@
       credentials: "same-origin",
       headers: { "X-Fairdeal-Fragment": "1" }
     }).then(function (response) {
-      var type = response.headers.get("Content-Type") || "";
-      if (type.indexOf("text/html") !== 0 || response.status >= 500) throw new Error("no board");
-      return response.text().then(function (html) {
-        if (response.status === 404) throw new Error("no table");
-        swap(html, true);
-      });
+      // The board, refused or not; anything else (a 403 page, a 500) is the form's to show.
+      if (response.headers.get("X-Fairdeal-Board") !== "1") throw new Error("no board");
+      return response.text().then(function (html) { swap(html, true); });
     }).then(function () {
       sending = false;
       board.removeAttribute("aria-busy");

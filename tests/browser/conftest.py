@@ -287,13 +287,14 @@ class TablePage:
         return self
 
     def buttons(self) -> list[tuple[int, str]]:
-        """The list of every move, ``(index, words)``, in the order of the legal actions."""
+        """The list of every move, ``(index, words)``, in the order of the legal actions; the
+        words as the log will say them (the button says ``Play 9C``, the log ``played 9C``)."""
         rows = self.page.evaluate(
             """() => Array.from(document.querySelectorAll('#board .move-list form.move')).map(f => [
                    Number(f.querySelector('input[name=index]').value),
                    f.querySelector('.action-text').textContent.trim()])"""
         )
-        return sorted((int(i), str(t)) for i, t in rows)
+        return sorted((int(i), past_tense(str(t))) for i, t in rows)
 
     def button(self, index: int) -> Any:
         return self.page.locator(
@@ -358,15 +359,18 @@ class TablePage:
         return move["text"]
 
     def click_words(self, words: str, timeout: float = 10_000) -> str:
-        """Click the button in the list that says exactly ``words`` (waiting for it to appear)."""
-        exactly = re.compile(f"^{re.escape(words)}$")
-        self.page.locator(
-            "#board .move-list form.move .action-text", has_text=exactly
-        ).first.wait_for(state="attached", timeout=timeout)
-        for index, text in self.buttons():
-            if text == words:
-                return self.click(index)
-        raise AssertionError(f"no button says {words!r}: {self.buttons()}")
+        """Click the button in the list whose move the log will say as ``words``
+        (``played 9C``: the button says ``Play 9C``), waiting for it to appear."""
+        import time
+
+        waited_until = time.monotonic() + timeout / 1000
+        while True:
+            for index, text in self.buttons():
+                if text == words:
+                    return self.click(index)
+            if time.monotonic() > waited_until:
+                raise AssertionError(f"no button says {words!r}: {self.buttons()}")
+            self.page.wait_for_timeout(100)
 
     def message(self) -> str:
         return self.page.locator("#board .table-messages").first.inner_text().strip()

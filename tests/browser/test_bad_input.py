@@ -19,6 +19,7 @@ from playwright.sync_api import expect
 
 from games.models import Table
 from games.rules.base import STANDARD_PACK
+from tests.browser.conftest import open_move_list
 from tests.factories import make_users, snapshot, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -48,7 +49,7 @@ def set_field(page: Any, name: str, value: str | None, form: int = 0) -> None:
     """Change (or, with None, remove) a hidden field of the board's ``form``-th move form."""
     page.evaluate(
         """([form, name, value]) => {
-               const field = document.querySelectorAll('#board form.move')[form]
+               const field = document.querySelectorAll('#board .move-list form.move')[form]
                    .querySelector(`[name="${name}"]`);
                if (value === null) field.remove(); else field.value = value;
            }""",
@@ -60,7 +61,8 @@ def test_a_tampered_move_form_says_why_in_words_and_changes_nothing(
     browser: Any, site: str, table: Table, log_in: Any, table_page: Any, server_errors: Any
 ) -> None:
     name = mover_name(table)
-    page = browser.new_context().new_page()
+    # The form as it is sent without scripts (table.js sends the same fields: below).
+    page = browser.new_context(java_script_enabled=False).new_page()
     errors = server_errors(page)
     log_in(page, name)
     board = table_page(page)
@@ -88,7 +90,7 @@ def test_a_tampered_move_form_says_why_in_words_and_changes_nothing(
         page.goto(f"{site}/tables/{table.pk}/")
         set_field(page, field, value)
         with page.expect_navigation():
-            page.locator("#board form.move button").first.click()
+            page.locator("#board .move-list form.move button").first.click()
         said = board.message()
         assert words in said and NOTHING_CHANGED in said, (field, value, said)
         # The message is the page's status region, which assistive technology reads out.
@@ -106,8 +108,10 @@ def test_a_tampered_csrf_token_is_refused_without_a_server_error(
     before = snapshot(table.pk)
     page.goto(f"{site}/tables/{table.pk}/")
     set_field(page, "csrfmiddlewaretoken", "x" * 64)
+    open_move_list(page)
+    # table.js sends it, gets no board back, and lets the form load the refusal's page.
     with page.expect_navigation() as navigation:
-        page.locator("#board form.move button").first.click()
+        page.locator("#board .move-list form.move button").first.click()
     assert navigation.value.status == 403
     expect(page.get_by_role("heading", level=1)).to_have_text("That form had expired")
     expect(page.locator("main")).to_contain_text(NOTHING_CHANGED)
@@ -154,7 +158,7 @@ def _form_of(page: Any, index: int) -> int:
     """The position on the board of the move form with this index in the legal actions."""
     return int(
         page.evaluate(
-            """(index) => Array.from(document.querySelectorAll('#board form.move'))
+            """(index) => Array.from(document.querySelectorAll('#board .move-list form.move'))
                    .findIndex(f => f.querySelector('input[name=index]').value === String(index))""",
             index,
         )
@@ -181,6 +185,7 @@ def test_a_double_click_makes_one_move(
     version = table.version
     index, words = board.buttons()[0]
 
+    open_move_list(page)
     board.button(index).dblclick()
     # Without table.js the browser sends the form twice and the second navigation may
     # abort the first: wait for the page it lands on (which says something), not for
@@ -210,7 +215,7 @@ def test_the_same_move_form_sent_twice_moves_once_and_says_why_not_twice(
     version = table.version
     words = table_page(page).buttons()[0][1]
     fields = page.evaluate(
-        "() => Object.fromEntries(new FormData(document.querySelector('#board form.move')))"
+        "() => Object.fromEntries(new FormData(document.querySelector('#board .move-list form.move')))"
     )
     answers = [
         page.request.post(f"{site}/tables/{table.pk}/move/", form=fields, max_redirects=0)

@@ -65,7 +65,7 @@ def test_a_person_plays_a_whole_crazy_8_match_against_the_computer(
         if table.status != "playing":
             break
         # Never the bot's turn for long: it has moved by the time the page comes back.
-        page.locator("#board form.move button").first.wait_for(timeout=10_000)
+        page.locator("#board .move-list form.move").first.wait_for(state="attached", timeout=10_000)
         assert table.to_act == [0], table.to_act
         index, _ = board.buttons()[0]
         board.click(index)

@@ -54,7 +54,7 @@ def test_a_person_plays_a_whole_deal_of_dingo_against_three_bots(
     page.goto(site + "/tables/new/")
     page.get_by_label("Game", exact=True).select_option("dingo")
     page.get_by_label("Seats").select_option("4")
-    page.get_by_label("Computer players").fill("3")
+    page.get_by_label("Computer players").select_option("3")
     page.get_by_label("How the computer plays").select_option("normal")
     page.get_by_role("button", name="Open the table").click()
     expect(page.get_by_role("heading", level=1)).to_have_text(re.compile("Dingo"))
@@ -86,7 +86,7 @@ def test_a_person_plays_a_whole_deal_of_dingo_against_three_bots(
         if table.status != "playing":
             break
         # The bots have moved by the time the page comes back: it is Ann's step.
-        page.locator("#board form.move button").first.wait_for(timeout=10_000)
+        page.locator("#board .move-list form.move").first.wait_for(state="attached", timeout=10_000)
         assert table.to_act == [0], table.to_act
         view = table.state
         dingo = page.locator("#board .dingo")

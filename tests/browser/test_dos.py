@@ -90,7 +90,7 @@ def test_a_person_plays_a_whole_round_of_dos_against_a_bot(
     page.goto(site + "/tables/new/")
     page.get_by_label("Game", exact=True).select_option("dos")
     page.get_by_label("Seats").select_option("2")
-    page.get_by_label("Computer players").fill("1")
+    page.get_by_label("Computer players").select_option("1")
     page.get_by_label("How the computer plays").select_option("normal")
     page.locator("#id_dos-target").fill("0")
     page.get_by_role("button", name="Open the table").click()
@@ -131,7 +131,7 @@ def test_a_person_plays_a_whole_round_of_dos_against_a_bot(
         if table.status != "playing":
             break
         # The bot has moved by the time the page comes back: it is Ann's step.
-        page.locator("#board form.move button").first.wait_for(timeout=10_000)
+        page.locator("#board .move-list form.move").first.wait_for(state="attached", timeout=10_000)
         assert table.to_act == [0], table.to_act
         view = table.state
         expect(page.locator("#board-heading")).to_have_text("Your turn.")

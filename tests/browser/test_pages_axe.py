@@ -23,6 +23,7 @@ from playwright.sync_api import expect
 from games import outbox
 from games.models import Table
 from leaderboard.models import RatingChange
+from tests.browser.conftest import past_tense
 from tests.factories import finished_table, make_users, open_table, play_match, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -147,8 +148,8 @@ def test_tab_reaches_a_move_button_and_enter_plays_it(
     outline = page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle")
     assert outline != "none", outline
 
-    with page.expect_navigation():
+    with table_page(page).board_swapped():  # sent by table.js: no page is loaded
         page.keyboard.press("Enter")
-    assert f"You {focused}." in table_page(page).message()
+    assert f"You {past_tense(focused)}." in table_page(page).message()
     table.refresh_from_db()
     assert table.version == version + 1
