@@ -390,6 +390,9 @@ FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=0.5)
 FAIRDEAL_SWEEP_FANOUT = env.int("FAIRDEAL_SWEEP_FANOUT", default=4)
 # How often an open table page asks whether the table has moved (ms): docs/pages.md.
 FAIRDEAL_POLL_MS = env.int("FAIRDEAL_POLL_MS", default=2000)
+# How long the table page shows each of several moves that arrived at once (the bots'
+# answers), one after the other, before the next.
+FAIRDEAL_REVEAL_MS = env.int("FAIRDEAL_REVEAL_MS", default=700)
 # How often beat sends the turns' mail that is due ("your turn" after the wait, then the
 # reminder): at worst this long after its moment, well inside the shortest reminder
 # window (a quarter of the 60 s minimum at the default share). Its queries read the

@@ -346,6 +346,7 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "verify_url": view["verify_url"],
         "version_url": reverse("table-version", args=[table.pk]),
         "poll_ms": settings.FAIRDEAL_POLL_MS,
+        "reveal_ms": settings.FAIRDEAL_REVEAL_MS,
         "move_url": reverse("table-move-page", args=[table.pk]),
         "resign_url": reverse("table-resign-page", args=[table.pk]),
         "replay_url": reverse("table-replay", args=[table.pk]),

@@ -27,7 +27,8 @@
   // ms between two polls (FAIRDEAL_POLL_MS, 2000): a move shows within three seconds
   var INTERVAL = Number(board.getAttribute("data-poll-ms")) || 2000;
   var MAX_BACKOFF = 30000; // after failures, poll no less often than this
-  var PAUSE = 700; // ms each of several new moves is shown alone
+  // ms each of several new moves is shown alone (FAIRDEAL_REVEAL_MS, 700)
+  var PAUSE = Number(board.getAttribute("data-reveal-ms")) || 700;
   var live = document.getElementById("table-live");
   var versionUrl = board.getAttribute("data-version-url");
   var fragmentUrl = board.getAttribute("data-fragment-url");

@@ -353,9 +353,14 @@ class TablePage:
                 for key in move["keys"]:
                     card = self.page.locator(f'#board [data-key="{key}"][aria-pressed="false"]')
                     card.first.click()
-                chooser = self.page.locator("#board [data-chooser]:not([hidden])")
-                if chooser.count():
-                    chooser.get_by_role("button", name=exactly).click()
+                # Sent at the last click, or offered by the hand beside others: whichever.
+                offered = self.page.locator("#board [data-chooser]:not([hidden])").get_by_role(
+                    "button", name=exactly
+                )
+                sent = self.page.locator("#board .board-state:not([data-old])")
+                offered.or_(sent).first.wait_for(state="attached", timeout=10_000)
+                if not sent.count():
+                    offered.click()
         return move["text"]
 
     def click_words(self, words: str, timeout: float = 10_000) -> str:

@@ -1,0 +1,206 @@
+"""Each game played to its end against the computer by its cards alone, at a desktop's
+width and a phone's; the same from the list of moves with the keyboard alone; and a move
+through the plain form with scripts off.
+
+A short game of each (one hand or one round) starts from the home page in one click.
+Ann then only clicks what lies on the table: the cards in her hand, the stock, a centre
+card, the choice the page offers by her hand (an eight's suit), a call at a seat; never
+the list of every move. Throughout, no move loads a new document; at a phone's width
+her hand and what she can do with it are on screen without scrolling; the bots' moves
+appear one at a time, in order.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+import games.tasks  # noqa: F401 (the outbox's drain registered: a wake-up runs it at once)
+from games.catalogue import GAMES
+from games.models import Table
+from tests.browser.conftest import DESKTOP, PHONE, TablePage, open_move_list
+from tests.factories import make_users, started_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WIDTHS = {"desktop": DESKTOP, "phone": PHONE}
+# Records, in the page, each entry of the log as it is shown as the latest thing.
+WATCH_THE_LOG = """() => {
+    window.sameDocument = true;
+    window.shown = [];
+    new MutationObserver(() => {
+        const latest = document.querySelector('#board .log-entries > .latest:not(.pending)');
+        const seq = latest ? Number(latest.dataset.seq) : null;
+        if (seq !== null && window.shown[window.shown.length - 1] !== seq) window.shown.push(seq);
+    }).observe(document.getElementById('board'), {subtree: true, childList: true, attributes: true});
+}"""
+
+
+@pytest.fixture(autouse=True)
+def _quick_table(settings: Any) -> None:
+    settings.FAIRDEAL_POLL_MS = 100
+    settings.FAIRDEAL_REVEAL_MS = 80
+    settings.FAIRDEAL_MAX_BOT_TABLES = 2 * len(GAMES)
+
+
+def start_short_game(page: Any, site: str, game_id: str) -> Table:
+    """One click on the home page: a short game of ``game_id`` against the computer."""
+    game = GAMES[game_id]
+    page.goto(site + "/")
+    name = f"{game.ruleset.name}: {game.formats[0].name}"
+    with page.expect_navigation():
+        page.get_by_role("button", name=name, exact=True).click()
+    return Table.objects.filter(game=game_id).latest("pk")
+
+
+def in_view(page: Any, selector: str) -> bool:
+    """Whether the first element matching ``selector`` lies wholly inside the viewport."""
+    return bool(
+        page.evaluate(
+            """(selector) => { const e = document.querySelector(selector);
+                   if (!e) return false; const r = e.getBoundingClientRect();
+                   return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }""",
+            selector,
+        )
+    )
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_a_short_game_played_to_its_end_by_the_cards_alone(
+    browser: Any,
+    site: str,
+    game_id: str,
+    width: str,
+    log_in: Any,
+    server_errors: Any,
+    shot: Any,
+) -> None:
+    make_users("ann")
+    page = browser.new_context(viewport=WIDTHS[width]).new_page()
+    errors = server_errors(page)
+    documents: list[str] = []
+    page.on(
+        "framenavigated", lambda frame: frame.parent_frame is None and documents.append(frame.url)
+    )
+    log_in(page, "ann")
+    table = start_short_game(page, site, game_id)
+    page.evaluate(WATCH_THE_LOG)
+    loaded = len(documents)
+    board = TablePage(page)
+    rng = random.Random(f"{game_id} {width}")
+    moves = 0
+    while True:
+        table.refresh_from_db()
+        if table.status != Table.Status.PLAYING:
+            break
+        if 0 not in table.to_act:  # the bots are thinking: the page shows them when they move
+            page.wait_for_timeout(50)
+            continue
+        board.at_version(table.version)
+        if width == "phone":
+            # Her hand and her moves are on screen without scrolling: at the top of the page
+            # at her first move, and wherever the page was left (they stay in view).
+            assert moves or page.evaluate("() => scrollY") == 0
+            assert in_view(page, "#board .dock .hand"), "the hand is off screen"
+            playable = "#board .dock [data-key].playable, #board .dock .other-moves button"
+            if page.locator(playable).count():
+                assert in_view(page, playable), "the moves are off screen"
+        if moves == 2:
+            shot(page, f"cards-{game_id}-{width}-play")
+        # Mostly a card (or the stock) rather than a move of no card, when there is one.
+        board.play_by_cards(lambda listed: pick(listed, rng))
+        moves += 1
+        assert moves < 400, "the game did not end"
+
+    expect(page.locator("#board-heading")).to_have_text(
+        re.compile(r"^(You won\.|You won, level with .+\.|You came \d+(st|nd|rd|th) of \d+\.)$")
+    )
+    expect(page.get_by_role("button", name="Play again")).to_be_visible()
+    shot(page, f"cards-{game_id}-{width}-end")
+    # No move, and no arrival of the bots' moves, loaded a document.
+    assert len(documents) == loaded and page.evaluate("() => window.sameDocument") is True
+    shown = page.evaluate("() => window.shown")
+    assert shown == sorted(shown) and len(set(shown)) == len(shown), shown
+    assert len(shown) >= moves  # hers and the bots', one at a time
+    assert errors == []
+
+
+def pick(listed: list[dict[str, Any]], rng: random.Random) -> int:
+    """A move made on the table: a card's (or the stock's) most of the time."""
+    by_cards = [i for i, move in enumerate(listed) if move["keys"]]
+    if by_cards and (len(by_cards) == len(listed) or rng.random() < 0.9):
+        return rng.choice(by_cards)
+    return rng.randrange(len(listed))
+
+
+def test_a_game_played_from_the_list_with_the_keyboard_alone(
+    browser: Any, site: str, log_in: Any, server_errors: Any
+) -> None:
+    ann, ben = make_users("ann", "ben")
+    table = started_table(ann, ben, seed=b"keyboard alone")
+    pages = {}
+    for user in (ann, ben):
+        pages[user.username] = browser.new_context(viewport=DESKTOP).new_page()
+        log_in(pages[user.username], user.username)
+        pages[user.username].goto(f"{site}/tables/{table.pk}/")
+    errors = [server_errors(page) for page in pages.values()]
+    for _ in range(12):
+        table.refresh_from_db()
+        (seat,) = table.to_act
+        page = pages[table.seats.get(number=seat).user.username]
+        board = TablePage(page).at_version(table.version)
+        # Tab to the list's summary, open it with Enter, Tab to its first move, Enter.
+        page.locator("#board-heading").focus()
+        summary = page.locator("#board .move-list > summary")
+        for _ in range(80):
+            page.keyboard.press("Tab")
+            if summary.evaluate("(s) => s === document.activeElement"):
+                break
+        else:
+            raise AssertionError("Tab never reached the list of moves")
+        if not page.locator("#board .move-list").evaluate("(d) => d.open"):
+            page.keyboard.press("Enter")
+        page.keyboard.press("Tab")
+        focused = page.evaluate(
+            "() => document.activeElement.matches('#board .move-list form.move button')"
+        )
+        assert focused, "the first move of the list did not take the focus"
+        with board.board_swapped():
+            page.keyboard.press("Enter")
+        assert board.message().startswith("You "), board.message()
+        table.refresh_from_db()
+    assert table.version == 12
+    assert all(e == [] for e in errors)
+
+
+def test_with_scripts_off_a_move_goes_through_the_form(
+    browser: Any, site: str, log_in: Any, server_errors: Any
+) -> None:
+    ann, ben = make_users("ann", "ben")
+    table = started_table(ann, ben, seed=b"no scripts")
+    (seat,) = table.to_act
+    mover = table.seats.get(number=seat).user.username
+    page = browser.new_context(java_script_enabled=False).new_page()
+    errors = server_errors(page)
+    log_in(page, mover)
+    page.goto(f"{site}/tables/{table.pk}/")
+    # Without table.js the list of moves is open, and nothing on the table is a button.
+    assert page.locator("#board .move-list").evaluate("(d) => d.open")
+    assert page.locator("#board [data-key][role=button]").count() == 0
+    open_move_list(page)
+    button = page.locator("#board .move-list form.move button").first
+    words = button.locator(".action-text").inner_text()
+    with page.expect_navigation():
+        button.click()
+    assert page.url == f"{site}/tables/{table.pk}/"
+    said = TablePage(page).message()
+    assert said.startswith("You ") and said.endswith("."), said
+    table.refresh_from_db()
+    assert table.version == 1
+    assert words.split()[0] in ("Play", "Draw")
+    assert errors == []
