@@ -227,7 +227,7 @@ def play_to_the_end() -> Callable[..., int]:
             # The others' pages show the move, in the engine's words, without a reload.
             for other_name, other in pages.items():
                 if other_name != name:
-                    done = past_tense(said)
+                    done = past_tense(said, table.game)
                     expect(other.locator("#board")).to_contain_text(f"{name} {done}", timeout=3000)
             if after_move is not None:
                 after_move(moves)
@@ -243,14 +243,21 @@ def open_move_list(page: Any) -> None:
     )
 
 
-def past_tense(command: str) -> str:
-    """What the log says of a move whose button said ``command``: ``Play 9C`` → ``played 9C``."""
-    from games.catalogue.presentation import COMMANDS
+def past_tense(command: str, game: str | None = None) -> str:
+    """What the log says of a move whose button said ``command`` (``Play 9C``: ``played
+    9C``), in the words of ``game``'s presentation (the standard pack's by default); a
+    game that words its buttons its own way (DOS) is read as its buttons say it."""
+    from games.catalogue import GAMES
+    from games.catalogue.presentation import COMMANDS, Presentation
 
+    presentation = GAMES[game].presentation if game is not None else None
+    if presentation is not None and type(presentation).button_text is not Presentation.button_text:
+        return command
+    commands = presentation.commands if presentation is not None else COMMANDS
     said = command[:1].lower() + command[1:]
-    for done, do in sorted(COMMANDS.items(), key=lambda item: -len(item[1])):
+    for done, do in sorted(commands.items(), key=lambda item: -len(item[1])):
         said = re.sub(rf"(^|, | and ){re.escape(do)}\b", rf"\g<1>{done}", said)
-    return said
+    return said if said != command[:1].lower() + command[1:] else command
 
 
 @pytest.fixture
@@ -266,6 +273,19 @@ def server_errors() -> Callable[[Any], list[str]]:
         return seen
 
     return watch
+
+
+# Keeps, in the page, each message the board shows from now on (``window.fairdealSaid``).
+WATCH_THE_MESSAGES = """() => {
+    window.fairdealSaid = [];
+    if (window.fairdealWatching) return;
+    window.fairdealWatching = true;
+    new MutationObserver(() => {
+        document.querySelectorAll('#board .table-messages .message').forEach(m => {
+            if (!m.dataset.seen) { m.dataset.seen = 'yes'; window.fairdealSaid.push(m.textContent.trim()); }
+        });
+    }).observe(document.getElementById('board'), {subtree: true, childList: true});
+}"""
 
 
 class TablePage:
@@ -294,7 +314,8 @@ class TablePage:
                    Number(f.querySelector('input[name=index]').value),
                    f.querySelector('.action-text').textContent.trim()])"""
         )
-        return sorted((int(i), past_tense(str(t))) for i, t in rows)
+        game = self.page.locator("#board .board-state").get_attribute("data-game")
+        return sorted((int(i), past_tense(str(t), game)) for i, t in rows)
 
     def button(self, index: int) -> Any:
         return self.page.locator(
@@ -307,7 +328,7 @@ class TablePage:
         open_move_list(self.page)
         with self.board_swapped():
             self.button(index).click()
-        return self.message()
+        return self.said()
 
     def board_swapped(self) -> Any:
         """``with table.board_swapped(): ...``: wait, after the block, for a new board."""
@@ -315,6 +336,7 @@ class TablePage:
 
         class Swapped:
             def __enter__(self) -> None:
+                page.evaluate(WATCH_THE_MESSAGES)
                 page.evaluate(
                     "() => document.querySelector('#board .board-state').dataset.old = 'yes'"
                 )
@@ -378,7 +400,14 @@ class TablePage:
             self.page.wait_for_timeout(100)
 
     def message(self) -> str:
+        """What the board says now about the viewer's last move (nothing once it moved on)."""
         return self.page.locator("#board .table-messages").first.inner_text().strip()
+
+    def said(self, timeout: float = 10_000) -> str:
+        """What the board said about the move just sent: the bots' moves may have replaced
+        that board already (its message goes with it), so it is kept as it appeared."""
+        self.page.wait_for_function("() => window.fairdealSaid.length > 0", timeout=timeout)
+        return str(self.page.evaluate("() => window.fairdealSaid[0]"))
 
     def log(self) -> dict[int, list[str]]:
         """The log on the page: each move's number and its lines, in the engine's words."""

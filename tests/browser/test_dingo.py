@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+import games.tasks  # noqa: F401 (the outbox's drain registered: a wake-up runs it at once)
 from games.models import Move, Table
 from tests.browser.conftest import DESKTOP, PHONE, SCREENSHOTS
 from tests.factories import make_users

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+import games.tasks  # noqa: F401 (the outbox's drain registered: a wake-up runs it at once)
 from games.models import Move, Table
 from tests.browser.conftest import DESKTOP, PHONE, SCREENSHOTS
 from tests.factories import make_users
@@ -117,7 +118,7 @@ def test_a_person_plays_a_whole_round_of_dos_against_a_bot(
         shot(phone, f"dos-{name}-phone")
         found[f"{name}, phone"] = serious_violations(phone)
         # The table and the moves alone, at a size to read.
-        for where, part in (("table", "#board section.dos"), ("moves", "#board .actions")):
+        for where, part in (("table", "#board section.dos"), ("moves", "#board .dock")):
             for width, at in (("desktop", page), ("phone", phone)):
                 if at.locator(part).count():
                     at.locator(part).screenshot(
@@ -165,7 +166,7 @@ def test_a_person_plays_a_whole_round_of_dos_against_a_bot(
             look("drawn")
         if step == "bonus":
             expect(dos.locator(".dos-steps li.current")).to_contain_text("Bonus placements")
-            expect(page.locator("#board .actions")).to_contain_text("Colour-match bonus")
+            expect(page.locator("#board .move-list")).to_contain_text("Colour-match bonus")
             look("bonus")
         if view["due"] or view["called"]:
             expect(page.locator("#board .dos-calls")).to_be_visible()

@@ -79,6 +79,7 @@ def test_a_short_game_played_to_its_end_by_the_cards_alone(
     log_in: Any,
     server_errors: Any,
     shot: Any,
+    serious_violations: Any,
 ) -> None:
     make_users("ann")
     page = browser.new_context(viewport=WIDTHS[width]).new_page()
@@ -112,6 +113,7 @@ def test_a_short_game_played_to_its_end_by_the_cards_alone(
                 assert in_view(page, playable), "the moves are off screen"
         if moves == 2:
             shot(page, f"cards-{game_id}-{width}-play")
+            assert serious_violations(page) == [], "in play"
         # Mostly a card (or the stock) rather than a move of no card, when there is one.
         board.play_by_cards(lambda listed: pick(listed, rng))
         moves += 1
@@ -122,6 +124,10 @@ def test_a_short_game_played_to_its_end_by_the_cards_alone(
     )
     expect(page.get_by_role("button", name="Play again")).to_be_visible()
     shot(page, f"cards-{game_id}-{width}-end")
+    assert serious_violations(page) == [], "at the end"
+    # Nothing is left that only makes sense in play.
+    for gone in ("#board .dock", "#board .move-list", "#board .seat-ring", "#board .deadline"):
+        assert page.locator(gone).count() == 0, gone
     # No move, and no arrival of the bots' moves, loaded a document.
     assert len(documents) == loaded and page.evaluate("() => window.sameDocument") is True
     shown = page.evaluate("() => window.shown")

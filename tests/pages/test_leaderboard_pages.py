@@ -23,7 +23,7 @@ from accounts.models import Profile
 from games import outbox
 from leaderboard import skill
 from leaderboard.models import Rating, RatingChange
-from tests.factories import body, client_for, finished_table, make_users, open_table
+from tests.factories import body, client_for, finished_table, make_users, open_table, started_table
 from tests.test_pages_csp import assert_meets_the_policy
 
 pytestmark = pytest.mark.django_db
@@ -485,8 +485,12 @@ def test_a_finished_games_places_and_seats_link_to_the_players_pages() -> None:
 
     links = links_of(Client().get(f"/tables/{table.pk}/"))
 
-    assert links.count(("/players/alice/", "alice")) == 2  # the places, and the seats
-    assert links.count(("/players/bob/", "bob")) == 2
+    # The places, once each (at the end the seats give way to the places).
+    assert links.count(("/players/alice/", "alice")) == 1
+    assert links.count(("/players/bob/", "bob")) == 1
+    playing = started_table(*make_users("carol", "dan"))
+    links = links_of(Client().get(f"/tables/{playing.pk}/"))
+    assert ("/players/carol/", "carol") in links and ("/players/dan/", "dan") in links  # the seats
 
 
 def test_the_lobby_links_the_host_and_the_players_but_not_a_bot() -> None:

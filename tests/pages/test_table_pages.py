@@ -30,7 +30,7 @@ from games.models import Seat, Table
 from games.rules import GameState
 from games.rules.base import ordinal
 from games.rules.chance import SEED_BYTES, SeededChance, game_seed
-from tests.factories import make_users, set_deadline, started_table
+from tests.factories import make_users, set_deadline, snapshot, started_table
 from tests.test_pages_csp import assert_meets_the_policy
 
 pytestmark = pytest.mark.django_db
@@ -685,6 +685,73 @@ def test_the_board_fragment_is_the_board_alone() -> None:
         assert "<html" not in html and "<nav" not in html
         assert html.lstrip().startswith('<div class="board-state"')
         assert "Your hand" in html
+
+
+def test_a_move_sent_by_the_script_is_answered_with_the_board_and_its_message(
+    django_assert_max_num_queries: Any,
+) -> None:
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob, seed=b"fetched move")
+    (seat,) = table.to_act
+    client = logged_in(user_at(table, seat))
+    html = client.get(page_url(table)).content.decode()
+    form = move_forms(html, table)[0]
+    action = json.loads(form["fields"]["action"])
+    done = find_ruleset(table.game).action_text(action, selectors.seat_names(table))
+    with django_assert_max_num_queries(PAGE_QUERIES + 6):
+        response = client.post(
+            page_url(table, "move"), form["fields"], HTTP_X_FAIRDEAL_FRAGMENT="1"
+        )
+    assert response.status_code == 200 and response["X-Fairdeal-Board"] == "1"
+    board = response.content.decode()
+    assert board.lstrip().startswith('<div class="board-state"') and "<html" not in board
+    assert the_table(table).version == 1
+    said = re.search(r'<p class="message success">([^<]*)</p>', board)
+    assert said and said.group(1) == f"You {done}.", board[:2000]
+    # Nothing waits for the next page: the message was said on the board it belongs to.
+    assert messages_of(response) == []
+    # The table moves on (the other player moves): the message goes with the old board.
+    other = logged_in(user_at(table, 1 - seat))
+    reply = move_forms(other.get(page_url(table)).content.decode(), table)[0]
+    other.post(page_url(table, "move"), reply["fields"], HTTP_X_FAIRDEAL_FRAGMENT="1")
+    again = client.get(page_url(table), {"fragment": "1"}).content.decode()
+    assert 'class="message' not in again
+
+
+def test_a_move_refused_by_the_script_is_answered_with_the_board_as_it_was_and_why() -> None:
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob, seed=b"fetched refusal")
+    (seat,) = table.to_act
+    client = logged_in(user_at(table, seat))
+    form = move_forms(client.get(page_url(table)).content.decode(), table)[0]
+    before = snapshot(table.pk)
+    cases = [
+        ({**form["fields"], "version": "7"}, 409, "The table has moved on"),
+        ({**form["fields"], "action": "{not json"}, 400, "its action is not JSON"),
+        (
+            {**form["fields"], "action": '{"type": "play", "card": "ZZ"}'},
+            400,
+            "That move was refused",
+        ),
+    ]
+    for fields, status, words in cases:
+        response = client.post(page_url(table, "move"), fields, HTTP_X_FAIRDEAL_FRAGMENT="1")
+        assert response.status_code == status, (fields, response.status_code)
+        assert response["X-Fairdeal-Board"] == "1"
+        board = response.content.decode()
+        assert re.search(rf'<p class="message error">[^<]*{re.escape(words)}', board), words
+        assert "Nothing was changed" in board
+        assert snapshot(table.pk) == before
+    # Somebody without a seat: refused in words, on the board, with nothing changed.
+    carol = make_users("carol")[0]
+    response = logged_in(carol).post(
+        page_url(table, "move"), form["fields"], HTTP_X_FAIRDEAL_FRAGMENT="1"
+    )
+    assert response.status_code == 403 and "You do not have a seat" in response.content.decode()
+    assert snapshot(table.pk) == before
+    # No such table: the page's 404, not a board.
+    missing = client.post("/tables/999999/move/", form["fields"], HTTP_X_FAIRDEAL_FRAGMENT="1")
+    assert missing.status_code == 404 and "X-Fairdeal-Board" not in missing
 
 
 def test_the_page_answers_in_a_bounded_number_of_queries(
