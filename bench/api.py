@@ -75,8 +75,10 @@ from bench.database import ensure_database, fresh_database  # noqa: E402
 from bench.production import (  # noqa: E402
     HOST,
     Processes,
+    answering,
     celery_beat,
     celery_worker,
+    free_port,
     production_env,
     worker_ready,
 )
@@ -429,26 +431,6 @@ def pgbench(seconds: float) -> float | None:
 
 
 # -- main ------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def answering(port: int) -> Any:
-    def check(_log: Path) -> bool:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/api/games/", headers={"Host": HOST, "X-Forwarded-Proto": "https"})
-            ok = conn.getresponse().status == 200
-            conn.close()
-            return ok
-        except OSError:
-            return False
-
-    return check
 
 
 def quantile(values: list[float], q: float) -> float:

@@ -8,8 +8,11 @@ database connections' lifetime...).
 
 from __future__ import annotations
 
+import http.client
 import os
 import secrets
+import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -56,6 +59,36 @@ def celery_worker(name: str) -> list[str]:
 
 def celery_beat() -> list[str]:
     return [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel=INFO"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def answering(port: int, *, tls: bool = False) -> Callable[[Path], bool]:
+    """A check that the web answers on ``port`` (over TLS, its certificate not checked)."""
+
+    def check(_log: Path) -> bool:
+        try:
+            if tls:
+                context = ssl.create_default_context()
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+                conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+                    "127.0.0.1", port, timeout=2, context=context
+                )
+            else:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/api/games/", headers={"Host": HOST, "X-Forwarded-Proto": "https"})
+            ok = conn.getresponse().status == 200
+            conn.close()
+            return ok
+        except OSError:
+            return False
+
+    return check
 
 
 def worker_ready(log: Path) -> bool:
