@@ -43,7 +43,7 @@ from games.forms import deadline_words
 from games.models import Table
 from games.pages import options_in_words, player_url
 from games.rules import RulesError
-from games.rules.base import ordinal
+from games.rules.base import FINISHED, ordinal
 
 # A posted action is a small JSON object (the longest of any game, eight cards of a rank and
 # a suit, is under 120 characters): anything longer is refused before it is parsed.
@@ -338,7 +338,12 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
             if finished
             else []
         ),
-        "ending": (ruleset.game_over_text(result, names) if finished and result else None),
+        # Why it ended, when not by its own play (a resignation, a deadline): the places say the rest.
+        "ending": (
+            ruleset.game_over_text(result, names)
+            if finished and result and result.get("reason") != FINISHED
+            else None
+        ),
         "score_sheet": presentation.score_sheet(board, table.seat_count, names),
         "can_resign": you is not None and view["status"] == Table.Status.PLAYING,
         "download_url": f"{record_url}?download=1",
