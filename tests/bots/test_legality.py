@@ -17,6 +17,7 @@ import random
 import pytest
 
 from games.bots import LEVELS, Budget
+from games.catalogue import find_ruleset
 from games.rules.base import Ruleset
 from tests.bots.tables import PRESETS, Match, random_table, search_on, seed_of
 
@@ -54,3 +55,16 @@ def test_bots_of_every_level_play_random_tables_to_the_end(batch: int) -> None:
         ruleset, seats, options = random_table(chooser)
         levels = [chooser.choice(("easy", "normal", "normal", "strong")) for _ in range(seats)]
         Match(ruleset, seats, options, seed_of("random tables", batch, number), levels).play()
+
+
+def test_bots_going_round_in_circles_with_the_eights_break_the_circle() -> None:
+    # Four strong bots at this deal of Crazy Eights reach a hand where the eights alone are
+    # left to draw: each seat drew one and called a suit the next lacked, for ever (this
+    # test's match did not end in 20,000 actions). Once the deal has gone round in circles
+    # (games.catalogue.crazy_eights.bot.IN_CIRCLES reshuffles), a seat calls the suit it
+    # holds most: the next one follows, and the hand, then the match, ends.
+    ruleset = find_ruleset("crazy-eights", "crazy-eights/2")
+    match = Match(ruleset, 4, quick(ruleset, 4), seed_of(ruleset.version, "strong"), ["strong"] * 4)
+    while not match.state.is_over:
+        match.step()
+        assert match.actions < 1_000, "still going round in circles"

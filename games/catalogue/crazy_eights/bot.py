@@ -21,6 +21,13 @@ from games.catalogue.crazy_eights.rules import EightsState, hand_value
 from games.catalogue.crazy_eights.worlds import Worlds
 from games.rules.base import Action, GameState
 
+# A deal whose pile was shuffled into the stock this often is going round in circles: the
+# eights alone left to draw, each seat draws one and calls a suit the next cannot follow,
+# and so on for ever (four strong bots did, and so do the rules of thumb, which prefer a
+# suit the next seat lacks). Then a seat calls the suit it holds most, whether the next
+# lacks it or not, without a search: some next seat holds it, follows, and the deal goes on.
+IN_CIRCLES = 8
+
 
 class EightsReading(Reading):
     """A decision of the family, read from the seat's memory of the match."""
@@ -32,11 +39,19 @@ class EightsReading(Reading):
 
     def ranked(self) -> list[Action]:
         table = thumb.table_from_seen(self.seen, self.memory, self.rules)
+        if self.in_circles:  # what the next seat lacks no longer counts
+            table.voids = thumb.NO_VOIDS
         return thumb.ranked(table, self.seen.legal)
+
+    @property
+    def in_circles(self) -> bool:
+        return self.memory.epoch >= IN_CIRCLES
 
     def candidates(self, count: int) -> list[Action]:
         ranked = self.ranked()
-        return ranked[:1] if ranked[0]["type"] in thumb.CALLS else ranked[:count]
+        if ranked[0]["type"] in thumb.CALLS or self.in_circles:
+            return ranked[:1]
+        return ranked[:count]
 
     def worlds(self) -> Worlds:
         return Worlds(self.seen, self.memory)
