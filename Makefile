@@ -58,6 +58,7 @@ bench: install
 	$(BIN)/python bench/ratings.py
 	$(BIN)/python bench/api.py
 	$(BIN)/python bench/web.py
+	$(BIN)/python bench/browser.py
 
 check-replays: install
 	$(BIN)/python manage.py check_replays
