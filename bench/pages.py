@@ -17,8 +17,15 @@ of SQL queries, the my-tables page's with 1 table and with ``--tables``
 (it must not grow). Then the table page's transfer size: its HTML and every
 style sheet, script and icon it links, as sent and gzipped.
 
+Then the replay of one finished match (``--replay-game``, ``--replay-seats``, its
+server seed and its players' random choices from ``--replay-seed``: DOS at two
+seats, 915 moves, by default): the server's time to draw every step of it (the
+first load in a process) and to show a step of it drawn already (a reload, or
+``?step=n`` without scripts), and the page's size as sent and gzipped.
+
 Aims (issue 11): under 50 ms, queries that do not grow with the tables, and
-under 200 KB for the table page with its assets.
+under 200 KB for the table page with its assets. The replay (issue 31): under a
+second to draw a long match, under 300 KB gzipped.
 """
 
 from __future__ import annotations
@@ -79,6 +86,65 @@ def make_tables(count: int, player: Any) -> list[int]:
     return ids
 
 
+def finished_match(game: str, seats: int, seed: int) -> int:
+    """A match of ``game`` at ``seats`` played to its end through ``games.services``: the
+    server seed ``seed`` repeated, each seat taking a random legal action (``random.Random(seed)``),
+    so the same match every run. Its table's id."""
+    import random
+
+    from django.contrib.auth import get_user_model
+
+    from games import services
+    from games.models import Table
+    from games.rules.chance import SEED_BYTES, commitment
+
+    users = get_user_model().objects
+    players = [
+        users.get_or_create(username=f"replayer{n}", defaults={"email": ""})[0]
+        for n in range(seats)
+    ]
+    table = services.table_create(user=players[0], game=game, seats=seats, deadline=86400)
+    server_seed = seed.to_bytes(4, "big") * (SEED_BYTES // 4)
+    Table.objects.filter(pk=table.pk).update(
+        server_seed=server_seed, commitment=commitment(server_seed)
+    )
+    for player in players[1:]:
+        services.table_join(table_id=table.pk, user=player)
+    policy = random.Random(seed)
+    while True:
+        table = Table.objects.get(pk=table.pk)
+        if table.status != Table.Status.PLAYING:
+            return table.pk
+        (turn,) = table.to_act
+        legal = services.load_state(table).legal_actions(turn)
+        services.move_apply(
+            table_id=table.pk,
+            user=players[turn],
+            version=table.version,
+            action=policy.choice(legal),
+        )
+
+
+def replay_costs(client: Any, table_id: int, runs: int) -> tuple[float, float, bytes]:
+    """The replay page of a finished match: the median server time (ms) to draw it
+    (each run in a process that has not drawn it yet) and to show it drawn already
+    (``?step=1``, as a browser without scripts steps); its body."""
+    from games import replay_pages
+
+    url = f"/tables/{table_id}/replay/"
+    drawing, shown = [], []
+    for _ in range(runs):
+        replay_pages.DRAWN.clear()
+        started = time.perf_counter()
+        response = client.get(url)
+        drawing.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200, response.status_code
+        started = time.perf_counter()
+        client.get(url + "?step=1")
+        shown.append((time.perf_counter() - started) * 1000)
+    return statistics.median(drawing), statistics.median(shown), response.content
+
+
 def timed(client: Any, url: str, runs: int) -> tuple[float, float, int, bytes]:
     """Median and p90 (ms) over ``runs`` GETs of ``url``; its queries; its body."""
     from django.db import connection
@@ -120,6 +186,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--replay-game", default="dos", help="the game of the match replayed")
+    parser.add_argument("--replay-seats", type=int, default=2)
+    parser.add_argument("--replay-seed", type=int, default=3)
+    parser.add_argument("--replay-runs", type=int, default=5)
     args = parser.parse_args()
 
     fresh_database("bench/pages.py", "games_table", "auth_user")
@@ -165,6 +235,24 @@ def main() -> None:
     for url, size, gz in assets:
         print(f"  {url:<40} {size:>8} B {gz:>8} B gzipped")
     print(f"  {'total':<40} {total:>8} B {total_gz:>8} B gzipped ({total / 1024:.0f} KB)")
+
+    game, seats = args.replay_game, args.replay_seats
+    replayed = finished_match(game, seats, args.replay_seed)
+    moves = Table.objects.get(pk=replayed).version
+    drawing, shown, replay_html = replay_costs(client, replayed, args.replay_runs)
+    replay_gz = len(gzip.compress(replay_html))
+    print(
+        f"\nthe replay of a {game} match at {seats} seats, {moves} moves, every step on the page:"
+    )
+    print(
+        f"  drawn (the first load in a process)      {drawing:>8.0f} ms median of {args.replay_runs}"
+    )
+    print(
+        f"  drawn already (a reload, ?step=n)        {shown:>8.0f} ms median of {args.replay_runs}"
+    )
+    print(f"  {'the page':<40} {len(replay_html):>8} B {replay_gz:>8} B gzipped")
+    for url, size, gz in asset_bytes(replay_html):
+        print(f"  {url:<40} {size:>8} B {gz:>8} B gzipped")
 
 
 if __name__ == "__main__":

@@ -128,18 +128,25 @@
     return timer !== null;
   }
 
+  // The button says what it will do: its sign and its word, each kept in data-play and data-pause.
+  function label(what) {
+    Array.prototype.forEach.call(play.querySelectorAll("[data-" + what + "]"), function (part) {
+      part.textContent = part.getAttribute("data-" + what);
+    });
+  }
+
   function pause() {
     if (!playing()) return;
     window.clearInterval(timer);
     timer = null;
-    play.textContent = play.getAttribute("data-play");
+    label("play");
     remember(at);
   }
 
   function start() {
     if (playing()) return;
     if (at === last) show(0); // from the start again, once at the end
-    play.textContent = play.getAttribute("data-pause");
+    label("pause");
     timer = window.setInterval(function () {
       show(at + 1);
       if (at === last) pause();
