@@ -2,20 +2,26 @@
 
 from django.urls import path
 
-from games import pages, replay_pages, rules_pages, table_pages
+from games import (
+    converters,  # noqa: F401 (the <row:...> converter)
+    pages,
+    replay_pages,
+    rules_pages,
+    table_pages,
+)
 
 urlpatterns = [
     path("lobby/", pages.lobby, name="lobby"),
     path("tables/", pages.my_tables, name="my-tables"),
     path("tables/new/", pages.table_new, name="table-new"),
     path("tables/computer/", pages.table_vs_computer, name="table-vs-computer"),
-    path("tables/<int:table_id>/join/", pages.table_join, name="table-join-page"),
-    path("tables/<int:table_id>/again/", pages.table_again, name="table-again"),
-    path("tables/<int:table_id>/", table_pages.table_page, name="table-page"),
-    path("tables/<int:table_id>/version/", table_pages.table_version, name="table-version"),
-    path("tables/<int:table_id>/move/", table_pages.table_move, name="table-move-page"),
-    path("tables/<int:table_id>/resign/", table_pages.table_resign, name="table-resign-page"),
-    path("tables/<int:table_id>/replay/", replay_pages.table_replay, name="table-replay"),
+    path("tables/<row:table_id>/join/", pages.table_join, name="table-join-page"),
+    path("tables/<row:table_id>/again/", pages.table_again, name="table-again"),
+    path("tables/<row:table_id>/", table_pages.table_page, name="table-page"),
+    path("tables/<row:table_id>/version/", table_pages.table_version, name="table-version"),
+    path("tables/<row:table_id>/move/", table_pages.table_move, name="table-move-page"),
+    path("tables/<row:table_id>/resign/", table_pages.table_resign, name="table-resign-page"),
+    path("tables/<row:table_id>/replay/", replay_pages.table_replay, name="table-replay"),
     path("rules/", rules_pages.rules_index, name="rules"),
     path("rules/<str:game>/", rules_pages.rules_page, name="rules-page"),
 ]
