@@ -26,9 +26,13 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, transaction
+from drf_spectacular.authentication import SessionScheme
+from rest_framework import authentication
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token
-from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.exceptions import AuthenticationFailed, PermissionDenied
+
+from config.csrf import CSRF_FAILED, CSRF_REFUSAL
 
 logger = logging.getLogger(__name__)
 
@@ -101,3 +105,25 @@ class StrictTokenAuthentication(TokenAuthentication):
         except Exception:
             logger.warning("token cache unreachable", exc_info=True)
         return user, token
+
+
+class CsrfFailed(PermissionDenied):
+    default_code = CSRF_FAILED
+    default_detail = CSRF_REFUSAL
+
+
+class CsrfSessionAuthentication(authentication.SessionAuthentication):
+    """DRF's session authentication, whose refusal of a session's request without its CSRF
+    token says so (``csrf_failed``), as the README promises, rather than ``forbidden``."""
+
+    def enforce_csrf(self, request: Any) -> None:
+        try:
+            super().enforce_csrf(request)
+        except PermissionDenied:
+            raise CsrfFailed() from None
+
+
+class CsrfSessionScheme(SessionScheme):
+    """The session in the OpenAPI schema, as drf-spectacular says DRF's own."""
+
+    target_class = "accounts.authentication.CsrfSessionAuthentication"

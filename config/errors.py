@@ -17,6 +17,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from config.csrf import CSRF_FAILED, CSRF_REFUSAL
 from config.parsers import WORDED
 from config.renderers import JSONRenderer
 from games.rules import IllegalAction, RulesError
@@ -134,6 +135,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if response is None:
         return None
     code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
+    if exc.get_codes() == CSRF_FAILED:  # DRF's session check (accounts.authentication)
+        code = CSRF_FAILED
     body = error_body(code, _sentence(response.data))
     if isinstance(exc, exceptions.ParseError) and exc.get_codes() != WORDED:
         body["detail"] = "The request body is not valid JSON."
@@ -157,14 +160,7 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """``CSRF_FAILURE_VIEW``: JSON under /api/, else ``403_csrf.html`` through Django's view,
     which renders it without the request."""
     if _is_api(request):
-        return JsonResponse(
-            error_body(
-                "csrf_failed",
-                "The request was refused: a browser session must send its CSRF token; "
-                "API clients authenticate with a token instead.",
-            ),
-            status=403,
-        )
+        return JsonResponse(error_body(CSRF_FAILED, CSRF_REFUSAL), status=403)
     return csrf_views.csrf_failure(request, reason)
 
 
