@@ -1,9 +1,11 @@
-"""Refuse oversized request bodies before anything reads them."""
+"""Refuse oversized request bodies before anything reads them; keep personal answers out of
+every cache."""
 
 from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.cache import patch_cache_control
 
 
 class BodySizeLimitMiddleware:
@@ -34,3 +36,27 @@ class BodySizeLimitMiddleware:
                 status=413,
             )
         return self.get_response(request)
+
+
+class PrivateAnswersMiddleware:
+    """``Cache-Control: private, no-store`` on every answer to a request that carries
+    credentials (a session's cookie, an ``Authorization`` header) and says nothing of
+    caching itself: a page or a view made for one person (their tables, their hand,
+    their settings) is kept by no proxy and no browser's cache. ``Vary: Cookie`` alone
+    let a shared cache keep it.
+
+    What says how to cache it keeps its word: the static files (WhiteNoise's
+    ``max-age``), ``never_cache`` views, the version's ETag.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        personal = settings.SESSION_COOKIE_NAME in request.COOKIES or (
+            "HTTP_AUTHORIZATION" in request.META
+        )
+        if personal and not response.has_header("Cache-Control"):
+            patch_cache_control(response, private=True, no_store=True)
+        return response
