@@ -204,6 +204,16 @@ if PRODUCTION:
             "EMAIL_URL (or EMAIL_BACKEND) must deliver mail:"
             " not the console, locmem or dummy backend"
         )
+    # The file backend's folder, named by a path that does not depend on where the
+    # process was started: filemail:///var/spool/x is "var/spool/x" to django-environ
+    # (the absolute path takes four slashes: filemail:////var/spool/x).
+    if EMAIL_BACKEND == "django.core.mail.backends.filebased.EmailBackend" and not (
+        Path(EMAIL_FILE_PATH).is_absolute()
+    ):
+        problems.append(
+            f"the mail file path must be absolute, not {EMAIL_FILE_PATH!r}"
+            " (EMAIL_URL=filemail:////var/spool/fairdeal, four slashes)"
+        )
     # Links in mail must reach players: https, and not this machine.
     base_url = urlsplit(FAIRDEAL_BASE_URL)
     if base_url.scheme != "https" or is_local_host(base_url.hostname):

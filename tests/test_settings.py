@@ -93,6 +93,16 @@ def test_complete_production_settings_are_accepted() -> None:
         ({"DEFAULT_FROM_EMAIL": "fairdeal@localhost"}, "DEFAULT_FROM_EMAIL"),
         ({"DEFAULT_FROM_EMAIL": "Fairdeal <fairdeal@127.0.0.1>"}, "DEFAULT_FROM_EMAIL"),
         ({"DEFAULT_FROM_EMAIL": "fairdeal"}, "DEFAULT_FROM_EMAIL"),
+        # Three slashes are a path relative to wherever the process started.
+        ({"EMAIL_URL": "filemail:///var/spool/fairdeal"}, "mail file path must be absolute"),
+        (
+            {
+                "EMAIL_URL": None,
+                "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+                "EMAIL_FILE_PATH": "spool",
+            },
+            "mail file path must be absolute",
+        ),
     ],
 )
 def test_production_refuses_a_development_default(change: dict, complaint: str) -> None:
@@ -114,7 +124,7 @@ def test_production_refuses_a_development_default(change: dict, complaint: str) 
         {"ALLOWED_HOSTS": "fairdeal.example,.fairdeal.example"},  # and every subdomain
         {"EMAIL_URL": "smtps://fairdeal:password@mail.example:465"},
         # Explicit choices that keep every message: a spool another system delivers from.
-        {"EMAIL_URL": "filemail:///var/spool/fairdeal"},
+        {"EMAIL_URL": "filemail:////var/spool/fairdeal"},
         {"EMAIL_URL": None, "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend"},
         {"FAIRDEAL_BASE_URL": "https://play.fairdeal.example:8443/cards"},
         {"FAIRDEAL_BASE_URL": "https://203.0.113.7"},
