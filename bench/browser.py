@@ -47,6 +47,7 @@ os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/fairde
 os.environ.setdefault("CELERY_BROKER_URL", "memory://")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
+from bench.clicks import mostly_cards, play_by_cards  # noqa: E402
 from bench.database import fresh_database  # noqa: E402
 from bench.production import (  # noqa: E402
     HOST,
@@ -122,37 +123,6 @@ def make_player() -> str:
     return user.get_username()
 
 
-def one_move(page: Any, rng: random.Random) -> int:
-    """Make a random move of those the table offers, by the cards; the clicks it took."""
-    moves = page.evaluate(
-        """() => Array.from(document.querySelectorAll('#board .move-list form.move')).map(f => ({
-               keys: (f.dataset.keys || '').split(' ').filter(Boolean),
-               text: f.querySelector('.action-text').textContent.trim()}))"""
-    )
-    by_cards = [move for move in moves if move["keys"]]
-    move = rng.choice(by_cards if by_cards and rng.random() < 0.9 else moves)
-    page.evaluate("() => document.querySelector('#board > .board-state').dataset.old = 'yes'")
-    clicks = 0
-    if not move["keys"]:
-        buttons = page.locator("#board .seat-calls .move-button, #board .other-moves .move-button")
-        buttons.filter(has_text=move["text"]).first.click()
-        clicks += 1
-    else:
-        for key in move["keys"]:
-            page.locator(f'#board [data-key="{key}"][aria-pressed="false"]').first.click()
-            clicks += 1
-        offered = page.locator("#board [data-chooser]:not([hidden]) button").filter(
-            has_text=move["text"]
-        )
-        sent = page.locator("#board > .board-state:not([data-old])")
-        offered.or_(sent).first.wait_for(state="attached", timeout=30_000)
-        if not sent.count():
-            offered.first.click()
-            clicks += 1
-    page.locator("#board > .board-state:not([data-old])").wait_for(state="attached", timeout=30_000)
-    return clicks
-
-
 def play(page: Any, site: str, game: Any, rng: random.Random) -> dict[str, Any]:
     """A short game of ``game`` from the home page to its end, by the cards."""
     began = time.perf_counter()
@@ -160,6 +130,7 @@ def play(page: Any, site: str, game: Any, rng: random.Random) -> dict[str, Any]:
     with page.expect_navigation():
         page.get_by_role("button", name=f"{game.ruleset.name}: {game.formats[0].name}").click()
     page.evaluate(TIMING)
+    pick = mostly_cards(rng)
     clicks, moves = 1, 0
     while True:
         status = page.locator("#board > .board-state").get_attribute("data-status")
@@ -169,7 +140,7 @@ def play(page: Any, site: str, game: Any, rng: random.Random) -> dict[str, Any]:
             page.locator("#board .move-list form.move").count()
             and page.locator("#board .dock.yours").count()
         ):
-            clicks += one_move(page, rng)
+            clicks += play_by_cards(page, pick)[1]
             moves += 1
         else:
             page.wait_for_timeout(50)  # the bots think: the page polls

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from bench.clicks import Pick, play_by_cards
+
 # Playwright's sync API runs an event loop in the test's thread; the test itself
 # still talks to the database synchronously, as every other test does.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -349,41 +351,12 @@ class TablePage:
 
         return Swapped()
 
-    def play_by_cards(self, pick: Callable[[list[dict[str, Any]]], int] | None = None) -> str:
-        """Make a move as a player does on the table, never from the list: click the cards
-        (or the stock, a centre card) it is made of, in order, then its button where the
-        page offers several; a move of no card by its button at the seat or by the hand.
-        ``pick`` chooses among the moves (``{"keys", "text"}`` each, in the list's order),
-        by default the first. Waits for the board the server answers; returns the
-        move's words."""
-        moves = self.page.evaluate(
-            """() => Array.from(document.querySelectorAll('#board .move-list form.move')).map(f => ({
-                   keys: (f.dataset.keys || '').split(' ').filter(Boolean),
-                   text: f.querySelector('.action-text').textContent.trim()}))"""
-        )
-        move = moves[pick(moves) if pick is not None else 0]
-        exactly = re.compile(f"^{re.escape(move['text'])}$")
-        with self.board_swapped():
-            if not move["keys"]:
-                on_table = self.page.locator(
-                    "#board .seat-calls .move-button, #board .other-moves .move-button"
-                )
-                on_table.filter(
-                    has=self.page.locator(".action-text", has_text=exactly)
-                ).first.click()
-            else:
-                for key in move["keys"]:
-                    card = self.page.locator(f'#board [data-key="{key}"][aria-pressed="false"]')
-                    card.first.click()
-                # Sent at the last click, or offered by the hand beside others: whichever.
-                offered = self.page.locator("#board [data-chooser]:not([hidden])").get_by_role(
-                    "button", name=exactly
-                )
-                sent = self.page.locator("#board .board-state:not([data-old])")
-                offered.or_(sent).first.wait_for(state="attached", timeout=10_000)
-                if not sent.count():
-                    offered.click()
-        return move["text"]
+    def play_by_cards(self, pick: Pick | None = None) -> str:
+        """Make a move by the cards (``bench.clicks.play_by_cards``: the first listed unless
+        ``pick`` says), keeping what the board says of it; returns the move's words."""
+        self.page.evaluate(WATCH_THE_MESSAGES)
+        said, _ = play_by_cards(self.page, pick or (lambda moves: 0), timeout=10_000)
+        return said
 
     def click_words(self, words: str, timeout: float = 10_000) -> str:
         """Click the button in the list whose move the log will say as ``words``

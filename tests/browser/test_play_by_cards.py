@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 import games.tasks  # noqa: F401 (the outbox's drain registered: a wake-up runs it at once)
+from bench.clicks import mostly_cards
 from games.catalogue import GAMES
 from games.models import Table
 from tests.browser.conftest import DESKTOP, PHONE, TablePage, open_move_list
@@ -93,7 +94,7 @@ def test_a_short_game_played_to_its_end_by_the_cards_alone(
     page.evaluate(WATCH_THE_LOG)
     loaded = len(documents)
     board = TablePage(page)
-    rng = random.Random(f"{game_id} {width}")
+    pick = mostly_cards(random.Random(f"{game_id} {width}"))
     moves = 0
     while True:
         table.refresh_from_db()
@@ -115,7 +116,7 @@ def test_a_short_game_played_to_its_end_by_the_cards_alone(
             shot(page, f"cards-{game_id}-{width}-play")
             assert serious_violations(page) == [], "in play"
         # Mostly a card (or the stock) rather than a move of no card, when there is one.
-        board.play_by_cards(lambda listed: pick(listed, rng))
+        board.play_by_cards(pick)
         moves += 1
         assert moves < 400, "the game did not end"
 
@@ -134,14 +135,6 @@ def test_a_short_game_played_to_its_end_by_the_cards_alone(
     assert shown == sorted(shown) and len(set(shown)) == len(shown), shown
     assert len(shown) >= moves  # hers and the bots', one at a time
     assert errors == []
-
-
-def pick(listed: list[dict[str, Any]], rng: random.Random) -> int:
-    """A move made on the table: a card's (or the stock's) most of the time."""
-    by_cards = [i for i, move in enumerate(listed) if move["keys"]]
-    if by_cards and (len(by_cards) == len(listed) or rng.random() < 0.9):
-        return rng.choice(by_cards)
-    return rng.randrange(len(listed))
 
 
 def test_a_game_played_from_the_list_with_the_keyboard_alone(
