@@ -236,7 +236,7 @@ class Presentation:
 
     def action_keys(self, action: Mapping[str, Any]) -> list[str]:
         """What a player clicks on the table to make ``action``, in order: the cards it lays
-        from the hand (``card:<token>``), or the stock to draw (``stock``). None for an
+        from the hand (``card:<token>``), or the stock to draw (``stock``). Nothing for an
         action made by a button of its own (a pass, a call, a swap)."""
         if action.get("type") == "draw":
             return ["stock"]
