@@ -239,7 +239,11 @@ def play_to_the_end() -> Callable[..., int]:
 
 
 def open_move_list(page: Any) -> None:
-    """Open the list of every move (table.js folds it away: the cards are played by clicking)."""
+    """Open the list of every move (table.js folds it away: the cards are played by clicking).
+
+    First the page's load: table.js is deferred, and folds the list when it starts, so a list
+    opened before it ran would be shut again under the click."""
+    page.wait_for_load_state("load")
     page.evaluate(
         "() => document.querySelectorAll('#board details[data-move-list]').forEach(d => d.open = true)"
     )
