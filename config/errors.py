@@ -6,9 +6,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import psycopg
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.template import loader
 from django.views import csrf as csrf_views
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt, requires_csrf_token
@@ -215,6 +218,56 @@ def server_error(request: HttpRequest) -> HttpResponse:
             status=500,
         )
     return defaults.server_error(request)
+
+
+# -- the database lost ----------------------------------------------------------------------
+
+# How long a client waits before it asks again: a killed session is replaced by the next
+# request, a restarted or failed-over server is back within seconds.
+DATABASE_RETRY_SECONDS = 5
+
+# The SQLSTATEs of a connection that is gone, not of a statement that failed on it: class 08
+# (connection exception), and the server ending the session (57P01 admin_shutdown, what
+# pg_terminate_backend sends; 57P02 crash_shutdown) or not taking it yet (57P03).
+_CONNECTION_GONE = ("08", "57P01", "57P02", "57P03")
+
+
+def database_lost(exception: BaseException) -> bool:
+    """Whether ``exception`` is our connection to PostgreSQL lost or not to be had: the
+    session ended by the server, the socket closed under it, a connection already closed.
+
+    Never an error a live connection reports (a deadlock, a lock or statement timeout, a
+    constraint), which psycopg raises with the statement's own SQLSTATE; psycopg's own
+    errors without one are about the connection itself.
+    """
+    if not isinstance(exception, OperationalError | InterfaceError):
+        return False
+    cause = exception.__cause__
+    if not isinstance(cause, psycopg.OperationalError | psycopg.InterfaceError):
+        return False
+    return cause.sqlstate is None or cause.sqlstate.startswith(_CONNECTION_GONE)
+
+
+# Nothing before the commit stands (PostgreSQL rolls back a session it loses), and nothing
+# after it can fail (games.views._written); a connection cut during the COMMIT itself leaves
+# a move made or not, and the same move sent again says which (409 once it was made).
+DATABASE_LOST_WORDS = (
+    "We lost our connection to the database before your request was done."
+    " Try again in a few seconds."
+)
+
+
+def database_unavailable(request: HttpRequest) -> HttpResponse:
+    """503 with ``Retry-After``: JSON under /api/, else ``503.html``, rendered as the 500 page
+    is (no request, no context processor, no database)."""
+    if _is_api(request):
+        response: HttpResponse = JsonResponse(
+            error_body("unavailable", DATABASE_LOST_WORDS), status=503
+        )
+    else:
+        response = HttpResponse(loader.get_template("503.html").render(), status=503)
+    response["Retry-After"] = str(DATABASE_RETRY_SECONDS)
+    return response
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

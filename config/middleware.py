@@ -1,11 +1,16 @@
 """Refuse oversized request bodies before anything reads them; keep personal answers out of
-every cache."""
+every cache; answer a lost database connection with 503, not 500."""
 
+import logging
 from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import patch_cache_control
+
+from config import errors
+
+logger = logging.getLogger(__name__)
 
 
 class BodySizeLimitMiddleware:
@@ -60,3 +65,32 @@ class PrivateAnswersMiddleware:
         if personal and not response.has_header("Cache-Control"):
             patch_cache_control(response, private=True, no_store=True)
         return response
+
+
+class LostDatabaseMiddleware:
+    """``503`` with ``Retry-After`` (JSON under /api/, a page elsewhere) when a view loses its
+    connection to the database (a killed session, a restarted server), never a 500.
+
+    Nothing was committed: the views write in one transaction and touch the database no
+    more once it has committed, so the server rolled back what the lost session had done.
+    The connection is not used again: at the request's end Django closes a connection that
+    had an error and no longer answers (``close_old_connections``), and the next request
+    on this worker opens a new one (``CONN_HEALTH_CHECKS`` finds one that died in between).
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not errors.database_lost(exception):
+            return None
+        logger.warning(
+            "the database connection was lost during %s %s: %s",
+            request.method,
+            request.path,
+            exception,
+        )
+        return errors.database_unavailable(request)
