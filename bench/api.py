@@ -130,10 +130,14 @@ class Client:
         self.port = port
         self.head = f"Host: {HOST}\r\nX-Forwarded-Proto: https\r\nConnection: close\r\n"
 
-    def call(self, method: str, path: str, token: str, data: Any = None) -> tuple[int, Any, float]:
+    def call(
+        self, method: str, path: str, token: str | None, data: Any = None
+    ) -> tuple[int, Any, float]:
+        """``(status, JSON body, seconds)``; with no ``token``, as nobody."""
         body = b"" if data is None else json.dumps(data).encode()
         request = (
-            f"{method} {path} HTTP/1.1\r\n{self.head}Authorization: Token {token}\r\n"
+            f"{method} {path} HTTP/1.1\r\n{self.head}"
+            + (f"Authorization: Token {token}\r\n" if token else "")
             + (f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n" if body else "")
             + "\r\n"
         ).encode() + body

@@ -51,10 +51,13 @@ def production_env(redis_url: str, mail_dir: Path) -> dict[str, str]:
     }
 
 
-def celery_worker(name: str) -> list[str]:
-    """A worker of one process, as ``docs/deploy.md`` runs them (a pool per core is more)."""
-    return [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO",
-            "--concurrency", "1", "-n", f"{name}@%h"]  # fmt: skip
+def celery_worker(name: str, queues: str | None = None, concurrency: int = 1) -> list[str]:
+    """A worker as ``docs/deploy.md`` runs them: of one process unless ``concurrency`` says
+    (its default there is a process per core), on every queue unless ``queues`` names them
+    (``celery,periodic``; ``bots`` for the bots' own worker)."""
+    only = ["-Q", queues] if queues else []
+    return [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO", *only,
+            "--concurrency", str(concurrency), "-n", f"{name}@%h"]  # fmt: skip
 
 
 def celery_beat() -> list[str]:

@@ -103,8 +103,11 @@ CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 # Beat's periodic work has a queue of its own, which every worker consumes beside the
 # default one (kombu takes from each queue in turn): no backlog holds a sweep back.
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_QUEUES = {"celery": {}, "periodic": {}}
+# The bots' moves too (games.outbox's lane ``bots``): production gives them workers of
+# their own (docs/deploy.md), so that a flood of bots' moves never delays a sweep or mail.
+CELERY_TASK_QUEUES = {"celery": {}, "periodic": {}, "bots": {}}
 CELERY_TASK_ROUTES = {
+    "games.drain_bots": {"queue": "bots"},
     "games.sweep_deadlines": {"queue": "periodic"},
     "games.mail_turns": {"queue": "periodic"},
     "games.drain_outbox": {"queue": "periodic"},
@@ -400,6 +403,11 @@ FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=0.5)
 # How many sweeps beat's one may become when many tables are late: itself and helpers on
 # other workers, each settling other batches (games.tasks.sweep_deadlines).
 FAIRDEAL_SWEEP_FANOUT = env.int("FAIRDEAL_SWEEP_FANOUT", default=4)
+# A drain of the bots' lane leases this many tables' turns at a time (one bot's action
+# each, the accounts taking turns: games.outbox.fair), and hands what is left to another
+# task after the batch that runs past this many seconds.
+FAIRDEAL_BOT_BATCH = env.int("FAIRDEAL_BOT_BATCH", default=4)
+FAIRDEAL_BOT_SLICE_SECONDS = env.float("FAIRDEAL_BOT_SLICE_SECONDS", default=0.5)
 # How often an open table page asks whether the table has moved (ms): docs/pages.md.
 FAIRDEAL_POLL_MS = env.int("FAIRDEAL_POLL_MS", default=2000)
 # How long the table page shows each of several moves that arrived at once (the bots'
@@ -422,6 +430,13 @@ CELERY_BEAT_SCHEDULE = {
     # Work commits left in the outbox: mail and ratings, in batches (only a bot's move
     # wakes a worker at its commit), and anything whose wake-up was lost (a broker outage).
     "drain-outbox": {"task": "games.drain_outbox", "schedule": FAIRDEAL_SWEEP_SECONDS},
+    # The bots' moves whose wake-up was lost. On the bots' queue: should no worker take
+    # it for a while, the ticks that waited expire rather than pile up.
+    "drain-bots": {
+        "task": "games.drain_bots",
+        "schedule": FAIRDEAL_SWEEP_SECONDS,
+        "options": {"expires": 60.0},
+    },
     "purge-outbox": {"task": "games.purge_outbox", "schedule": 3600.0},
     "expire-open-tables": {"task": "games.expire_open_tables", "schedule": 60.0},
     # Open tables whose host's wait has passed: bots in the free seats, and the deal.

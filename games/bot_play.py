@@ -14,7 +14,9 @@ never in the web request:
    the same path as a person's move, under the row lock, at the version the bot
    decided on: a decision overtaken by another move is dropped and made again.
 
-Until no bot has anything to do. A bot never times out: its seat carries no
+One action at a time (:func:`play`): its write asks for the next, which waits
+its turn in the bots' lane behind other accounts' tables, until no bot has
+anything to do. A bot never times out: its seat carries no
 deadline. A decision that crashes is tried once more and then made at
 ``normal`` (then ``easy``); only a failure beyond that (the database) leaves
 the outbox item to be retried with backoff.
@@ -37,19 +39,20 @@ from games.rules.base import Action
 
 logger = logging.getLogger(__name__)
 
-# Bot actions one run applies before it hands the rest to a new outbox item, so that one
-# table's long run of bot moves never holds a worker from everything else.
-STEPS_PER_RUN = 100
+# The outbox's lane of the bots' moves: a Celery queue of its own (games.tasks.drain_bots).
+LANE = "bots"
 
 
-@outbox.handler(services.BOT_MOVE, urgent=True)
-def play(table_id: int) -> int:
-    """Let the table's bots act until none has anything to do; returns how many actions."""
-    for moved in range(STEPS_PER_RUN):
-        if not step(table_id):
-            return moved
-    outbox.enqueue(services.BOT_MOVE, table_id=table_id)
-    return STEPS_PER_RUN
+@outbox.handler(services.BOT_MOVE, urgent=True, lane=LANE)
+def play(table_id: int) -> bool:
+    """Let one of the table's bots act, once; True if one did (or was overtaken).
+
+    One action, not all the bots have: the write of that action asks for the
+    next (``games.bot_move`` again, when a bot still has something to do), which
+    waits its turn behind every other account's work (the outbox's fair share).
+    A move that overtook this one's decision asked for its own.
+    """
+    return step(table_id)
 
 
 def step(table_id: int) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
+from django.db.models import Count, Min
 from django.utils import timezone
 
 from games.models import Heartbeat, OutboxItem
@@ -62,16 +63,29 @@ def _outbox(now: datetime) -> dict[str, Any]:
 
     ``pending`` is what is due and not done (the backlog), ``oldest`` the due
     time of the longest waiting of it; ``scheduled`` is what is not due yet
-    (a retry's backoff, an item a worker holds).
+    (a retry's backoff, an item a worker holds). ``lanes``: the backlog of each
+    lane apart (the mail's, the bots' moves').
     """
+    from games.outbox import DEFAULT_LANE, DRAINS, LANES  # which records here as it drains
+
     waiting = OutboxItem.objects.filter(done_at__isnull=True)
     due = waiting.filter(due_at__lte=now)
+    by_lane: dict[str, dict[str, Any]] = {lane: {"pending": 0, "oldest": None} for lane in DRAINS}
+    for kind, pending, oldest in due.values_list("kind").annotate(Count("id"), Min("due_at")):
+        lane = by_lane[LANES.get(kind, DEFAULT_LANE)]
+        lane["pending"] += pending
+        lane["oldest"] = min(filter(None, (lane["oldest"], oldest)), default=None)
     return {
-        "pending": due.count(),
+        "pending": sum(lane["pending"] for lane in by_lane.values()),
         "scheduled": waiting.filter(due_at__gt=now).count(),
         "failing": waiting.filter(attempts__gt=0, last_error__gt="").count(),
-        "oldest": due.order_by("due_at").values_list("due_at", flat=True).first(),
+        "oldest": min(filter(None, (lane["oldest"] for lane in by_lane.values())), default=None),
+        "lanes": by_lane,
     }
+
+
+def _age(now: datetime, then: datetime | None) -> float | None:
+    return round((now - then).total_seconds(), 1) if then else None
 
 
 def status(now: datetime | None = None) -> dict[str, Any]:
@@ -96,14 +110,22 @@ def status(now: datetime | None = None) -> dict[str, Any]:
             "stale_after_seconds": limit,
         }
         waiting = _outbox(now)
-        oldest = waiting["oldest"]
         drained = beats.get("outbox")
         report["outbox"] = {
             "pending": waiting["pending"],
             "scheduled": waiting["scheduled"],
             "failing": waiting["failing"],
-            "oldest_age_seconds": round((now - oldest).total_seconds(), 1) if oldest else None,
+            "oldest_age_seconds": _age(now, waiting["oldest"]),
             "last_drain": drained.isoformat() if drained else None,
+            # Each lane's backlog apart: the bots' moves wait for workers of their own.
+            "lanes": {
+                name: {
+                    "pending": lane["pending"],
+                    "oldest_age_seconds": _age(now, lane["oldest"]),
+                    "last_drain": beats[name].isoformat() if name in beats else None,
+                }
+                for name, lane in waiting["lanes"].items()
+            },
         }
     else:
         report["sweep"] = {"ok": False, "error": "the database cannot be reached"}

@@ -371,6 +371,17 @@ class OutboxItem(models.Model):
 
     kind = models.CharField(max_length=64)
     payload = models.JSONField(default=dict)
+    # Whose share of its lane's workers the item takes: the host of the table it serves
+    # (games.outbox.fair). Only a key for taking turns, so an account's deletion leaves it.
+    account = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="+",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     # When the item may next be tried: now, after a failure's backoff, or after a lease.
     due_at = models.DateTimeField()

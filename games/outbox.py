@@ -32,6 +32,20 @@ app they belong to, imported by that app's ``ready()``::
     def _bot_move(table_id: int) -> None: ...
 
     outbox.enqueue("games.notify", table_id=table.pk)
+
+Each kind belongs to a *lane*, drained by a task of its own that the settings
+route to a Celery queue of its own (:data:`DRAINS`, ``CELERY_TASK_ROUTES``):
+the bots' moves (lane ``bots``) never wait behind mail, and beat's sweep and
+the mail never wait behind a flood of bots' moves. A worker started with no
+queue named consumes them all, so one worker still does everything.
+
+Within a lane every account gets its fair share: an item carries the account
+whose tables it serves, and a drain takes the oldest waiting items in turns,
+one of each account's before a second of anyone's (:func:`fair`). Work that
+goes on asks for its next step as a new item, at the back of the line (a bot
+acts once, and its move's write asks for the next bot): so no account's
+tables, however many and however busy, keep another's waiting for more than a
+turn each.
 """
 
 from __future__ import annotations
@@ -39,7 +53,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -57,6 +72,14 @@ Handler = Callable[..., Any]
 HANDLERS: dict[str, Handler] = {}
 # The kinds whose items wake a worker as soon as they commit (the rest wait for beat).
 URGENT: set[str] = set()
+# Each lane's task (games.tasks), sent by its name, and the lane of each kind.
+DEFAULT_LANE = "outbox"
+DRAINS = {DEFAULT_LANE: "games.drain_outbox", "bots": "games.drain_bots"}
+LANES: dict[str, str] = {}
+# How many of the oldest waiting items a drain shares out in turns: enough to see every
+# busy account (a table has an item or two waiting at once), few enough to read cheaply
+# however long the backlog.
+FAIR_WINDOW = 400
 
 # How long a claimed item is left to the worker that claimed it.
 LEASE = timedelta(minutes=5)
@@ -64,20 +87,23 @@ LEASE = timedelta(minutes=5)
 FIRST_BACKOFF = timedelta(seconds=5)
 LONGEST_BACKOFF = timedelta(hours=1)
 BATCH = 50
-# The task that drains the outbox (games.tasks.drain_outbox), sent by its name.
-DRAIN_TASK = "games.drain_outbox"
 # Done items are kept this long, for whoever looks into a complaint, then deleted.
 KEEP_DONE = timedelta(days=7)
 
 
-def handler(kind: str, *, urgent: bool = False) -> Callable[[Handler], Handler]:
-    """Register the function that does the work of items of ``kind``; ``urgent`` items wake
-    a worker when they commit, the others are done by beat's next drain."""
+def handler(
+    kind: str, *, urgent: bool = False, lane: str = DEFAULT_LANE
+) -> Callable[[Handler], Handler]:
+    """Register the function that does the work of items of ``kind``, in ``lane``; ``urgent``
+    items wake a worker when they commit, the others are done by beat's next drain."""
+    if lane not in DRAINS:
+        raise ValueError(f"no outbox lane {lane!r}")
 
     def register(function: Handler) -> Handler:
         if kind in HANDLERS and HANDLERS[kind] is not function:
             raise ValueError(f"outbox kind {kind!r} has a handler already")
         HANDLERS[kind] = function
+        LANES[kind] = lane
         if urgent:
             URGENT.add(kind)
         return function
@@ -85,63 +111,45 @@ def handler(kind: str, *, urgent: bool = False) -> Callable[[Handler], Handler]:
     return register
 
 
-def item(kind: str, *, delay: timedelta | None = None, **payload: Any) -> OutboxItem:
+def item(
+    kind: str, *, account: int | None = None, delay: timedelta | None = None, **payload: Any
+) -> OutboxItem:
     """Work to do once the surrounding transaction commits (and ``delay`` has passed): the
     item, not yet saved, for a write to insert with its other rows (``bulk_create``)
-    in that transaction. An urgent kind wakes a worker once it has committed."""
-    new = _item(kind, delay, payload)
-    _wake_when_committed(kind, delay)
-    return new
+    in that transaction. ``account``: whose share of the lane it takes (the host of the
+    table it serves). An urgent kind wakes its lane's worker once it has committed."""
+    if kind not in HANDLERS:
+        raise ValueError(f"no outbox handler for {kind!r}")
+    if kind in URGENT and not delay:
+        transaction.on_commit(lambda: wake(LANES[kind]), robust=True)
+    return OutboxItem(
+        kind=kind,
+        payload=payload,
+        account_id=account,
+        due_at=timezone.now() + (delay or timedelta(0)),
+    )
 
 
-def enqueue(kind: str, *, delay: timedelta | None = None, **payload: Any) -> OutboxItem:
+def enqueue(
+    kind: str, *, account: int | None = None, delay: timedelta | None = None, **payload: Any
+) -> OutboxItem:
     """Record work to do once the surrounding transaction commits (and ``delay`` has passed).
 
     ``payload`` is JSON: ids, not objects. Outside a transaction the item
-    commits at once. An urgent kind wakes a worker once it has committed.
+    commits at once. An urgent kind wakes its lane's worker once it has committed.
     """
-    new = _item(kind, delay, payload)
+    new = item(kind, account=account, delay=delay, **payload)
     new.save(force_insert=True)
-    _wake_when_committed(kind, delay)
     return new
 
 
-def _item(kind: str, delay: timedelta | None, payload: dict[str, Any]) -> OutboxItem:
-    if kind not in HANDLERS:
-        raise ValueError(f"no outbox handler for {kind!r}")
-    return OutboxItem(kind=kind, payload=payload, due_at=timezone.now() + (delay or timedelta(0)))
-
-
-def _wake_when_committed(kind: str, delay: timedelta | None) -> None:
-    if kind in URGENT and not delay:
-        transaction.on_commit(wake, robust=True)
-
-
-def enqueue_many(items: Sequence[tuple[str, dict[str, Any]]]) -> list[OutboxItem]:
-    """:func:`enqueue` each ``(kind, payload)``, in one insert and with at most one wake-up.
-
-    The items are written in the order given (a batch of timeouts: each
-    table's rating, then its mail, as one ending at a time would write them).
-    """
-    for kind, _ in items:
-        if kind not in HANDLERS:
-            raise ValueError(f"no outbox handler for {kind!r}")
-    now = timezone.now()
-    created = OutboxItem.objects.bulk_create(
-        OutboxItem(kind=kind, payload=payload, due_at=now) for kind, payload in items
-    )
-    if any(kind in URGENT for kind, _ in items):
-        transaction.on_commit(wake, robust=True)
-    return created
-
-
-def wake() -> None:
-    """Ask a worker to drain now. A broker that cannot be reached only delays the work."""
+def wake(lane: str = DEFAULT_LANE) -> None:
+    """Ask a worker to drain ``lane`` now. A broker that cannot be reached only delays the work."""
     try:
         # Sent by name: games.tasks imports the services, which import this module.
-        app.signature(DRAIN_TASK).delay()
+        app.signature(DRAINS[lane]).delay()
     except Exception:  # the broker is down: beat's periodic drain will find the items
-        logger.warning("could not wake a worker to drain the outbox; beat will", exc_info=True)
+        logger.warning("could not wake a worker to drain %s; beat will", lane, exc_info=True)
 
 
 def backoff(attempts: int) -> timedelta:
@@ -153,22 +161,50 @@ def backoff(attempts: int) -> timedelta:
     return min(FIRST_BACKOFF * 2 ** min(attempts - 1, 20), LONGEST_BACKOFF)
 
 
-def _claim(now: datetime, batch: int) -> list[OutboxItem]:
+def fair(waiting: Iterable[tuple[int, int | None]], batch: int) -> list[int]:
+    """Of ``(id, account)`` pairs, oldest first: the ``batch`` to do next, in the order to
+    do them. Each account's oldest first, then each one's second, and so on: an account's
+    n-th item never goes before another's (n-1)-th. Work of no account is nobody's share.
+
+    >>> fair([(1, 7), (2, 7), (3, 7), (4, 8), (5, None), (6, 8)], 5)
+    [1, 4, 5, 2, 6]
+    """
+    turns: Counter[int | None] = Counter()
+    ranked = []
+    for position, (pk, account) in enumerate(waiting):
+        ranked.append((turns[account], position, pk))
+        if account is not None:
+            turns[account] += 1
+    return [pk for _, _, pk in sorted(ranked)[:batch]]
+
+
+def _claim(now: datetime, batch: int, kinds: list[str] | None = None) -> list[OutboxItem]:
+    """Lease the next ``batch`` due items of ``kinds`` (every kind: None), in turns
+    (:func:`fair`); items another drain leased meanwhile are left to it."""
+    due = OutboxItem.objects.filter(done_at__isnull=True, due_at__lte=now)
+    if kinds is not None:
+        due = due.filter(kind__in=kinds)
+    waiting = due.order_by("due_at", "id").values_list("id", "account_id")[:FAIR_WINDOW]
+    order = fair(waiting, batch)
+    if not order:
+        return []
     with transaction.atomic():
-        items = list(
-            OutboxItem.objects.select_for_update(skip_locked=True)
-            .filter(done_at__isnull=True, due_at__lte=now)
-            .order_by("due_at", "id")[:batch]
-        )
-        if items:
-            OutboxItem.objects.filter(pk__in=[item.pk for item in items]).update(
+        claimed = {
+            item.pk: item
+            for item in OutboxItem.objects.select_for_update(skip_locked=True).filter(
+                pk__in=order, done_at__isnull=True, due_at__lte=now
+            )
+        }
+        if claimed:
+            OutboxItem.objects.filter(pk__in=list(claimed)).update(
                 due_at=now + LEASE, attempts=F("attempts") + 1
             )
-    return items
+    return [claimed[pk] for pk in order if pk in claimed]
 
 
 def _run(items: list[OutboxItem]) -> int:
-    """Do a claimed batch; returns how many items are done (the rest will be tried again).
+    """Do a claimed batch, in its order; returns how many items are done (the rest will be
+    tried again).
 
     Items of the same kind and payload are done once: a handler is idempotent and
     does what the state asks for when it runs, and every one of them had committed
@@ -198,27 +234,35 @@ def _run(items: list[OutboxItem]) -> int:
     return len(done)
 
 
-def drain(*, batch: int = BATCH, limit: int | None = None, seconds: float | None = None) -> int:
-    """Do every item that is due, a claimed batch at a time; returns how many are done.
+def drain(
+    *,
+    lane: str | None = None,
+    batch: int = BATCH,
+    limit: int | None = None,
+    seconds: float | None = None,
+) -> int:
+    """Do every item of ``lane`` (of every lane: None) that is due, a claimed batch at a
+    time; returns how many are done.
 
-    Stops when nothing due is left (or after ``limit`` items). With
+    Stops when nothing due is left, the items that work done here asked for
+    among it (or after ``limit`` items). With
     ``seconds``, it also stops after the batch that runs past that long, and
     wakes a worker for the rest: a worker's task ends in time to take what
-    waits behind it (beat's sweep shares its queue), so a backlog of mail
-    never holds the deadlines back. Safe to run in any number of workers at once.
+    waits behind it (beat's sweep may share its queue), so no backlog holds
+    the deadlines back. Safe to run in any number of workers at once.
     """
+    kinds = None if lane is None else [kind for kind, its in LANES.items() if its == lane]
     give_up = None if seconds is None else time.monotonic() + seconds
     done = 0
     while limit is None or done < limit:
-        now = timezone.now()
-        items = _claim(now, batch if limit is None else min(batch, limit - done))
+        items = _claim(timezone.now(), batch if limit is None else min(batch, limit - done), kinds)
+        if not items:
+            break
         done += _run(items)
-        if len(items) < batch:
-            break
         if give_up is not None and time.monotonic() >= give_up:
-            wake()  # the rest, after whatever is queued ahead of it
+            wake(lane or DEFAULT_LANE)  # the rest, after whatever is queued ahead of it
             break
-    health.record("outbox")
+    health.record(lane or DEFAULT_LANE)
     return done
 
 

@@ -205,7 +205,7 @@ def _ending_items(table: Table) -> list[OutboxItem]:
     """
     if table.status in (Table.Status.OPEN, Table.Status.PLAYING):
         return []
-    return [outbox.item(notifications.NOTIFY, table_id=table.pk)]
+    return [outbox.item(notifications.NOTIFY, account=table.created_by_id, table_id=table.pk)]
 
 
 def _derive(
@@ -260,7 +260,7 @@ def _store(
     the mail); the caller writes the table and the items."""
     changed, kinds = _derive(table, state, now, acted=acted)
     _write_deadlines(changed)
-    return [outbox.item(kind, table_id=table.pk) for kind in kinds]
+    return [outbox.item(kind, account=table.created_by_id, table_id=table.pk) for kind in kinds]
 
 
 def _write_deadlines(seats: list[Seated]) -> None:
@@ -573,16 +573,20 @@ def expire_open_tables(*, now: datetime | None = None, batch: int = EXPIRE_BATCH
     expired: list[int] = []
     while True:
         with transaction.atomic():
-            due = list(
+            hosts = dict(
                 Table.objects.select_for_update(skip_locked=True)
                 .filter(status=Table.Status.OPEN, created_at__lte=cutoff)
                 .order_by("created_at", "id")
-                .values_list("pk", flat=True)[:batch]
+                .values_list("pk", "created_by_id")[:batch]
             )
+            due = list(hosts)
             Table.objects.filter(pk__in=due, status=Table.Status.OPEN).update(
                 status=Table.Status.CANCELLED, end_reason=EXPIRED, cancelled_at=now
             )
-            outbox.enqueue_many([(notifications.NOTIFY, {"table_id": pk}) for pk in due])
+            OutboxItem.objects.bulk_create(
+                outbox.item(notifications.NOTIFY, account=host, table_id=pk)
+                for pk, host in hosts.items()
+            )
         expired.extend(due)
         if len(due) < batch:
             return expired
@@ -735,7 +739,7 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
     mended: list[Table] = []
     forfeits: list[Move] = []
     changed: list[Seated] = []
-    items: list[tuple[str, dict[str, Any]]] = []
+    items: list[OutboxItem] = []
     for table in due:
         seats = seats_of(table)
         late = _late_seat(table, seats, now)
@@ -759,9 +763,10 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
         )
         seats_changed, kinds = _derive(table, state, ending)
         changed += seats_changed
-        items += [(kind, {"table_id": table.pk}) for kind in kinds]
-        if table.status != Table.Status.PLAYING:  # as _ending_items
-            items.append((notifications.NOTIFY, {"table_id": table.pk}))
+        items += [
+            outbox.item(kind, account=table.created_by_id, table_id=table.pk) for kind in kinds
+        ]
+        items += _ending_items(table)
         ended.append(table)
     if mended:
         Table.objects.bulk_update(mended, ["deadline_at"])
@@ -769,7 +774,7 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
         _log(forfeits)
         _write_deadlines(changed)
         Table.objects.bulk_update(ended, _ENDING_FIELDS)
-        outbox.enqueue_many(items)
+        OutboxItem.objects.bulk_create(items)
     return ended
 
 

@@ -1,9 +1,11 @@
 """Celery tasks: each takes ids, calls a service and returns; the services hold the logic.
 
 Beat's periodic work (the sweep, reminders, the outbox drain) goes to the
-``periodic`` queue, which every worker consumes beside the default one; a
-backlog of other tasks therefore never holds a sweep back (see
-``CELERY_TASK_ROUTES`` in the settings).
+``periodic`` queue, and the bots' moves to the ``bots`` queue; a worker started
+with no queue named consumes these and the default one, taking from each in
+turn, so a backlog of one never holds another back (see ``CELERY_TASK_ROUTES``
+in the settings). In production the bots have workers of their own
+(``docs/deploy.md``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
-from games import notifications, outbox, services
+from games import bot_play, notifications, outbox, services
 
 logger = logging.getLogger(__name__)
 
@@ -58,8 +60,25 @@ def drain_outbox() -> int:
 
     A sweep interval's worth at a time, then the rest in another task: a long
     backlog of mail on one worker never keeps beat's sweep waiting behind it.
+    The bots' moves are not here: they have a lane and a queue of their own.
     """
-    return outbox.drain(seconds=settings.FAIRDEAL_SWEEP_SECONDS)
+    return outbox.drain(lane=outbox.DEFAULT_LANE, seconds=settings.FAIRDEAL_SWEEP_SECONDS)
+
+
+@shared_task(name="games.drain_bots", ignore_result=True)
+def drain_bots() -> int:
+    """Let the bots act where they have something to do, on the ``bots`` queue; safe in any
+    number at once.
+
+    A slice at a time (``FAIRDEAL_BOT_SLICE_SECONDS``, a few tables' turns a
+    batch), then the rest in another task: a worker that also consumes beat's
+    queue (``make run``, a one-worker site) goes back to the sweep between slices.
+    """
+    return outbox.drain(
+        lane=bot_play.LANE,
+        batch=settings.FAIRDEAL_BOT_BATCH,
+        seconds=settings.FAIRDEAL_BOT_SLICE_SECONDS,
+    )
 
 
 @shared_task(name="games.purge_outbox", ignore_result=True)

@@ -1,12 +1,13 @@
 """The production shape, from a clean tree: deadlines run, mail goes, health tells.
 
 A copy of the repository's files (no ``var/``, nothing generated) is started
-the way ``docs/deploy.md`` says: ``collectstatic``, gunicorn, a Celery worker
-and a separate beat, with ``FAIRDEAL_ENV=production`` on PostgreSQL (this
+the way ``docs/deploy.md`` says: ``collectstatic``, gunicorn, a Celery worker,
+the bots' own worker and a separate beat, with ``FAIRDEAL_ENV=production`` on PostgreSQL (this
 test's database) and Redis. Two players register and verify their addresses
 from the mail over HTTP, sit at a table with a two-second deadline, and nobody
 moves: beat's sweep must end the game by timeout, the game-over mail must
-reach both, and ``/healthz`` must report the sweep. Beat's schedule file
+reach both, and ``/healthz`` must report the sweep; a bot must answer, from the
+bots' worker. Beat's schedule file
 once lived in ``var/``, which a production tree does not have: beat died at
 start and no deadline ever passed, while every other test was green.
 """
@@ -158,15 +159,19 @@ def production(tmp_path: Path) -> Iterator[dict[str, Any]]:
     manage("migrate", "--noinput")
     manage("collectstatic", "--noinput")
     port = free_port()
-    logs = {name: tmp_path / f"{name}.log" for name in ("web", "worker", "beat")}
+    logs = {name: tmp_path / f"{name}.log" for name in ("web", "worker", "bots", "beat")}
     commands = {
         "web": [
             *(python, "-m", "gunicorn", "config.wsgi"),
             *("--bind", f"127.0.0.1:{port}", "--workers", "2", "--timeout", "30"),
         ],
         "worker": [
-            *(python, "-m", "celery", "-A", "config", "worker"),
-            *("--loglevel=INFO", "--concurrency", "2"),
+            *(python, "-m", "celery", "-A", "config", "worker", "-Q", "celery,periodic"),
+            *("--loglevel=INFO", "--concurrency", "2", "-n", "work@%h"),
+        ],
+        "bots": [
+            *(python, "-m", "celery", "-A", "config", "worker", "-Q", "bots"),
+            *("--loglevel=INFO", "--concurrency", "1", "-n", "bots@%h"),
         ],
         "beat": [python, "-m", "celery", "-A", "config", "beat", "--loglevel=INFO"],
     }
@@ -315,7 +320,34 @@ def test_the_production_shape_from_a_clean_tree_ends_a_late_game_by_timeout(
         20,
         "beat's turns' mail on the worker",
     )
-    for name in ("worker", "beat"):
+    # A game against the computer: the bot answers from the bots' own worker, not the other.
+    status, solo = site.json(
+        "POST",
+        "/api/tables/",
+        {"game": "crazy-8", "seats": 2, "deadline": 3600, "bots": [1]},
+        token=alice,
+    )
+    assert status == 201, solo
+    while solo["to_act"] != [1] and solo["status"] == "playing":
+        status, solo = site.json(
+            "POST",
+            f"/api/tables/{solo['id']}/moves/",
+            {"version": solo["version"], "action": solo["legal_actions"][0]},
+            token=alice,
+        )
+        assert status == 200, solo
+    asked = solo["version"]
+
+    def answered() -> dict[str, Any] | None:
+        view = site.json("GET", f"/api/tables/{solo['id']}/", token=alice)[1]
+        return view if view["version"] > asked and 1 not in view["to_act"] else None
+
+    wait_for(answered, 20, "the bot's answer")
+    assert re.search(
+        r"games\.drain_bots\[[^\]]+\] succeeded", production["logs"]["bots"].read_text()
+    )
+    assert not re.search(r"games\.drain_bots\[", worker_log.read_text())  # (its banner names it)
+    for name in ("worker", "bots", "beat"):
         assert "Traceback" not in production["logs"][name].read_text(errors="replace"), name
 
     # What an operator scripts says the same.

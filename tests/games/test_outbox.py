@@ -342,17 +342,17 @@ def test_a_drain_with_a_time_limit_stops_after_a_batch_and_wakes_a_worker_for_th
     """So that a backlog of mail never keeps beat's sweep waiting behind it on one worker."""
     done_kinds: list[str] = []
     monkeypatch.setitem(outbox.HANDLERS, "test.noop", lambda n: done_kinds.append("noop"))
-    woken: list[int] = []
-    monkeypatch.setattr(outbox, "wake", lambda: woken.append(1))
+    woken: list[str] = []
+    monkeypatch.setattr(outbox, "wake", lambda lane: woken.append(lane))
     for n in range(5):
         OutboxItem.objects.create(kind="test.noop", payload={"n": n}, due_at=timezone.now())
 
     assert outbox.drain(batch=2, seconds=0) == 2
-    assert woken == [1]
+    assert woken == ["outbox"]
     assert OutboxItem.objects.filter(done_at=None).count() == 3
 
     assert outbox.drain(batch=2) == 3  # without a limit, until nothing is due
-    assert woken == [1]
+    assert woken == ["outbox"]
     assert done_kinds == ["noop"] * 5
 
 
