@@ -124,6 +124,16 @@ MATCHES: dict[str, list[tuple[int, dict[str, Any], tuple[str, int] | None, float
         (2, {"target": 30, "last_card": True}, None, 0.5),
         (3, {"more_players": True, "target": 0, "twos_draw_two": True}, ("resigned", 10), 0.0),
     ],
+    # Calls out of turn at most chances, so that players are caught in their own turns;
+    # in dos/2#5 one of them goes out in it (what dos/2 changed).
+    "dos/2": [
+        (2, {"target": 60}, None, 1.0),
+        (3, {"target": 80}, None, 1.0),
+        (4, {"target": 50}, ("resigned", 70), 0.5),
+        (2, {"target": 0}, None, 1.0),
+        (5, {"target": 100}, ("timeout", 150), 1.0),
+        (2, {"target": 100}, None, 1.0),  # a player caught in their turn goes out in it
+    ],
 }
 SAVED_EVERY = 37  # keep the saved form of every 37th step (and of the last)
 

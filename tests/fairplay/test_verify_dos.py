@@ -1,6 +1,6 @@
 """DOS's records verify with ``fairplay.verify``, and a changed one fails where it changed.
 
-The records are real: engine playouts of ``dos/1`` at 2, 4 and 10 seats,
+The records are real: engine playouts of ``dos/2`` (and ``dos/1``) at 2, 4 and 10 seats,
 with calls out of turn (DOS calls and catches) made at random beside the
 turns, built and signed the way the web app builds them
 (``tests/fairplay/helpers.py``). The verifier knows DOS through the engine's
@@ -26,10 +26,15 @@ from fairplay.signing import VerificationError, canonical
 from fairplay.verify import verify
 from games.rules.base import Action, GameState
 from tests.fairplay.helpers import play_record, resign, seat_list, signing_key
+from tests.fairplay.test_corpus import corpus
 
 Envelope = dict[str, Any]
-# DOS matches played today, pinned: dos/1 must replay them the same for ever.
-DOS_PLAYED_TODAY = "95e935430719bc5500b97cc7d52b39513a7181225f7c9bf21f41c914470f328a"
+# DOS matches played today, pinned per version: each must replay them the same for ever
+# (dos/1's hash is the one it always had).
+DOS_PLAYED_TODAY = {
+    "dos/1": "95e935430719bc5500b97cc7d52b39513a7181225f7c9bf21f41c914470f328a",
+    "dos/2": "a81b7e75e8f49c9faad078c1a87cde1c0cb816ca417443b3283c5de2ba93fad3",
+}
 
 
 def dos_match(
@@ -38,7 +43,9 @@ def dos_match(
     *,
     options: dict[str, Any] | None = None,
     forfeit: str | None = None,
+    version: str | None = None,
 ) -> Envelope:
+    """Match ``number`` under ``version`` (None: the current one)."""
     rng = random.Random(f"dos-record-{number}")
     server_seed = rng.randbytes(32)
     given = [(seat, rng.randbytes(16)) for seat in sorted(rng.sample(range(seats), 2))]
@@ -67,6 +74,7 @@ def dos_match(
         calls=calls,
         forfeit=ending,
         game="dos",
+        version=version,
         options=options if options is not None else {"target": 100},
     )
 
@@ -112,7 +120,7 @@ def test_a_finished_dos_match_verifies(seats: int, options: dict[str, Any]) -> N
     envelope = dos_match(seats, seats, options=options)
     record = envelope["record"]
     summary = verify(envelope, signing_key().public_key())
-    assert summary.line().startswith(f"OK table {record['table']}: dos (dos/1), {seats} seats, ")
+    assert summary.line().startswith(f"OK table {record['table']}: dos (dos/2), {seats} seats, ")
     assert summary.places == record["result"]["places"]
     assert summary.actions == len(record["log"]) - 1
     kinds = {entry["action"]["type"] for entry in record["log"][1:]}
@@ -142,15 +150,45 @@ def test_a_dos_match_ended_by_a_forfeit_verifies(reason: str) -> None:
     verify(envelope, signing_key().public_key())
 
 
-def test_dos_matches_played_today_still_play_the_same() -> None:
+@pytest.mark.parametrize("version", sorted(DOS_PLAYED_TODAY))
+def test_dos_matches_played_today_still_play_the_same(version: str) -> None:
     digest = hashlib.sha256()
     for number, (seats, options) in enumerate([(2, {}), (4, {"target": 50}), (10, {"target": 0})]):
-        envelope = dos_match(100 + number, seats, options=options)
-        verify(envelope)
+        envelope = dos_match(100 + number, seats, options=options, version=version)
+        assert verify(envelope).ruleset_version == version
         digest.update(canonical(envelope["record"]))
-    assert digest.hexdigest() == DOS_PLAYED_TODAY, (
+    assert digest.hexdigest() == DOS_PLAYED_TODAY[version], (
         "the rules, the derivation or the record changed under the same version"
     )
+
+
+def went_out_caught(record: dict[str, Any]) -> list[int]:
+    """The log's entries in which a player caught in their own turn went out in it."""
+    found, owing = [], set()
+    for index, entry in enumerate(record["log"]):
+        for event in entry["events"]:
+            public = event["public"]
+            if public["type"] == "catch" and public["later"]:
+                owing.add(public["caught"])
+            elif public["type"] == "penalty":
+                owing.discard(public["seat"])
+            elif public["type"] == "hand_over":
+                if public["winner"] in owing:
+                    found.append(index)
+                owing = set()
+    return found
+
+
+def test_a_record_in_which_a_caught_player_goes_out_verifies_as_dos_2_and_not_as_dos_1() -> None:
+    """The corpus's dos/2#5: a player caught in their own turn goes out in it (interpretation
+    13). Under dos/1 that player draws two and plays on: the same log, said to be dos/1, is
+    refused at that very action."""
+    envelope = corpus()["dos/2#5"]["envelope"]
+    (out,) = went_out_caught(envelope["record"])
+    assert verify(envelope, signing_key().public_key()).ruleset_version == "dos/2"
+
+    error = failure(changed(envelope, lambda record: record.update(ruleset_version="dos/1")))
+    assert error.message.startswith(f"action {out}: "), error.message
 
 
 def test_a_changed_deal_fails(finished: Envelope) -> None:

@@ -190,7 +190,7 @@ def test_the_catalogue_lists_dos_at_two_to_ten_seats_with_its_target() -> None:
     dos = games[GAME]
     assert (dos["min_seats"], dos["max_seats"], dos["bots_from_seats"]) == (2, 10, 2)
     assert dos["winner"] == "highest total"
-    assert dos["version"] == "dos/1" and dos["rulebook"] == "dos.txt"
+    assert dos["version"] == "dos/2" and dos["rulebook"] == "dos.txt"
     assert dos["preset"] == {"target": 200}
     assert [(o["name"], o["default"], o["minimum"], o["maximum"]) for o in dos["options"]] == [
         ("target", 200, 0, 1000)
@@ -253,7 +253,7 @@ def test_a_whole_dos_match_of_people_plays_over_http_replays_and_verifies(
     assert table.status == Table.Status.FINISHED and table.result == result
     replays_clean(table)
     line = verify_downloaded_record(table, tmp_path)
-    assert line.startswith(f"OK table {table.pk}: dos (dos/1), {seats} seats, ")
+    assert line.startswith(f"OK table {table.pk}: dos (dos/2), {seats} seats, ")
     assert ", places " + " ".join(map(str, result["places"])) + "," in line
 
 
@@ -348,7 +348,7 @@ def test_a_person_and_three_bots_of_every_level_play_dos_to_the_end(tmp_path: Pa
     assert services.replay(table).to_json() == table.state
     replays_clean(table)
     line = verify_downloaded_record(table, tmp_path)
-    assert line.startswith(f"OK table {table_id}: dos (dos/1), 4 seats, ")
+    assert line.startswith(f"OK table {table_id}: dos (dos/2), 4 seats, ")
 
 
 # -- refusals -----------------------------------------------------------------------

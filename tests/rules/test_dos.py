@@ -22,10 +22,12 @@ from typing import Any
 
 import pytest
 
+from games.catalogue import VERSIONS
 from games.catalogue.dos.rules import (
     PACK,
     TOKENS,
     Dos,
+    Dos1,
     DosState,
     card_value,
     double_match,
@@ -38,6 +40,7 @@ from games.rules.chance import SeededChance, game_seed
 from tests.rules.stacked import Asked, Stack, StackedChance, stacked_outcome
 
 RULES = Dos()
+DOS_1 = Dos1()  # kept for its tables and records: interpretation 13 as it was
 DRAW: dict[str, Any] = {"type": "draw"}
 END: dict[str, Any] = {"type": "end_turn"}
 CALL: dict[str, Any] = {"type": "dos"}
@@ -93,13 +96,14 @@ def new_match(
     centre: list[str] | None = None,
     deck: Sequence[str] = (),
     cuts: list[Stack] | None = None,
+    ruleset: Dos = RULES,
     **options: Any,
 ) -> tuple[DosState, DosChance, list[Event]]:
     """A match whose first deal gives ``hands``, dealt by ``dealer`` (the last seat unless told)."""
     dealer = seats - 1 if dealer is None else dealer
     deals = [dealt(hands, centre, deck, dealer=dealer)] if hands is not None else []
     chance = DosChance(first_dealer=dealer, deals=deals, seats=seats, cuts=list(cuts or []))
-    state, events = RULES.new_game(seats, options, chance)
+    state, events = ruleset.new_game(seats, options, chance)
     assert isinstance(state, DosState)
     return state, chance, events
 
@@ -112,6 +116,7 @@ def arrange(
     *,
     turn: int = 0,
     totals: list[int] | None = None,
+    ruleset: Dos = RULES,
     **options: Any,
 ) -> tuple[DosState, DosChance]:
     """A table mid-round: hands, the centre row and the deck (top first) as named.
@@ -121,7 +126,7 @@ def arrange(
     108 cards is in one place.
     """
     seats = len(hands)
-    state, chance, _ = new_match(seats, dealer=(turn - 1) % seats, **options)
+    state, chance, _ = new_match(seats, dealer=(turn - 1) % seats, ruleset=ruleset, **options)
     named = Counter(card for hand in hands for card in hand)
     named.update(centre)
     named.update(deck or [])
@@ -204,7 +209,7 @@ def every_place(state: DosState) -> Counter[str]:
 
 def test_dos_is_for_two_to_ten_players_and_the_match_to_200_is_the_preset() -> None:
     described = RULES.describe()
-    assert (described["id"], described["name"], described["version"]) == ("dos", "DOS", "dos/1")
+    assert (described["id"], described["name"], described["version"]) == ("dos", "DOS", "dos/2")
     assert (described["min_seats"], described["max_seats"], described["bots_from_seats"]) == (
         2,
         10,
@@ -662,8 +667,11 @@ def test_the_player_may_still_call_dos_late_out_of_turn_before_anybody_catches()
     refused(state, 0, CALL, "you call DOS when you have gone down to two cards")
 
 
-def test_caught_on_your_own_turn_you_draw_the_two_cards_when_your_turn_is_over() -> None:
-    state, chance = arrange([["B7", "G1", "Y3"], ["R1"]], ["R7", "G8", "B3"])
+@pytest.mark.parametrize("ruleset", [RULES, DOS_1], ids=["dos/2", "dos/1"])
+def test_caught_on_your_own_turn_you_draw_the_two_cards_when_your_turn_is_over(
+    ruleset: Dos,
+) -> None:
+    state, chance = arrange([["B7", "G1", "Y3"], ["R1"]], ["R7", "G8", "B3"], ruleset=ruleset)
     act(state, chance, 0, match("R7", "B7"))  # two left, silent
     events = act(state, chance, 1, catch(0))
     assert events[0].public["later"] is True and kinds(events) == ["catch"]
@@ -675,16 +683,106 @@ def test_caught_on_your_own_turn_you_draw_the_two_cards_when_your_turn_is_over()
     assert len(state.hands[0]) == 3 and state.penalty == 0 and state.turn == 1
 
 
-def test_caught_on_your_own_turn_you_do_not_go_out_that_turn() -> None:
-    state, chance = arrange([["B7", "G1", "Y3"], ["R1"]], ["R7", "G1", "Y3"])
+def caught_then_emptying(ruleset: Dos) -> tuple[DosState, list[Event]]:
+    """Seat 0 goes down to two without calling, is caught by seat 1 in its turn, then
+    matches its last two cards: the events of that last match, which ends the turn."""
+    state, chance = arrange(
+        [["B7", "G1", "Y3"], ["R1", "B9"]],
+        ["R7", "G1", "Y3"],
+        deck=["B4", "B5", "B6", "B8"],
+        ruleset=ruleset,
+    )
     act(state, chance, 0, match("R7", "B7"))
-    act(state, chance, 1, catch(0))
+    events = act(state, chance, 1, catch(0))
+    assert events[0].public["later"] is True and state.penalty == 2
     act(state, chance, 0, match("G1", "G1"))
     events = act(state, chance, 0, match("Y3", "Y3"))  # the hand is empty: the turn ends
-    assert "penalty" in kinds(events) and "hand_over" not in kinds(events)
-    assert len(state.hands[0]) == 2 and state.hand_no == 1
+    return state, events
+
+
+def test_caught_on_your_own_turn_you_still_go_out_when_you_empty_your_hand() -> None:
+    """Interpretation 13 (dos/2): "the round ends when one player gets rid of all of their
+    cards"; only the double colour matches' draws come before the scoring."""
+    state, events = caught_then_emptying(RULES)
+
+    assert "penalty" not in kinds(events) and "draw" not in kinds(events)
+    (over,) = public(events, "hand_over")
+    assert over["winner"] == 0 and over["scores"] == [1 + 9, 0]
+    assert over["left"] == [[], ["B9", "R1"]]
+    assert state.hand_no == 2 and state.penalty == 0 and state.totals == [10, 0]
+
+
+def test_under_dos_1_caught_on_your_own_turn_you_do_not_go_out_that_turn() -> None:
+    """Interpretation 13 as dos/1 had it, kept for its tables and records."""
+    state, events = caught_then_emptying(DOS_1)
+
+    assert kinds(events)[-3:] == ["penalty", "draw", "draw"]
+    assert "hand_over" not in kinds(events)
+    assert sorted(state.hands[0]) == ["B6", "B8"] and state.hand_no == 1
     # Drawn up to two, it owes no call: only laying cards down to two does.
     assert state.due == [] and state.turn == 1
+
+
+def caught_then_going_out_with_a_double_colour_match(ruleset: Dos) -> tuple[DosState, list[Event]]:
+    """Seat 0, caught by seat 2 at two cards in its turn, empties its hand with a double
+    colour match: the events of that match, which ends the turn."""
+    state, chance = arrange(
+        [["B7", "R3", "R4"], ["Y1"], ["Y3"]],
+        ["B7", "R7"],
+        deck=["B1", "B3", "G3", "G4", "G5", "G6"],
+        ruleset=ruleset,
+    )
+    act(state, chance, 0, match("B7", "B7"))  # a single colour match; two left, silent
+    act(state, chance, 2, catch(0))
+    events = act(state, chance, 0, match("R7", "R3", "R4"))
+    assert public(events, "match")[0]["bonus"] == "double"
+    return state, events
+
+
+def test_going_out_caught_the_others_draw_for_a_double_colour_match_before_the_scoring() -> None:
+    """The rulebook's note: "other players must draw cards from the deck before scoring";
+    the caught player who went out draws nothing."""
+    state, events = caught_then_going_out_with_a_double_colour_match(RULES)
+
+    assert kinds(events)[:7] == [
+        *("match", "discard", "top_up", "bonus_draws", "draw", "draw", "hand_over")
+    ]
+    (over,) = public(events, "hand_over")
+    assert over["left"] == [[], ["G3", "Y1"], ["G4", "Y3"]]
+    assert over["winner"] == 0 and over["scores"] == [3 + 1 + 4 + 3, 0, 0]
+    assert state.hand_no == 2
+
+
+def test_under_dos_1_the_caught_player_draws_after_the_others_and_plays_on() -> None:
+    state, events = caught_then_going_out_with_a_double_colour_match(DOS_1)
+
+    assert kinds(events) == [
+        *("match", "discard", "top_up", "bonus_draws", "draw", "draw", "penalty", "draw", "draw")
+    ]
+    assert sorted(state.hands[0]) == ["G5", "G6"] and state.hand_no == 1 and state.turn == 1
+
+
+def test_caught_in_the_bonus_placements_you_go_out_by_placing_your_last_card() -> None:
+    """Interpretation 11 with 13 (dos/2): going out by placing is going out, caught or not."""
+    for ruleset, out in ((RULES, True), (DOS_1, False)):
+        state, chance = arrange(
+            [["B7", "Y5", "R8", "G9"], ["R1"]], ["B7", "Y5"], deck=["B1", "B3"], ruleset=ruleset
+        )
+        act(state, chance, 0, match("B7", "B7"))
+        act(state, chance, 0, match("Y5", "Y5"))  # two left, silent; the row is all matched
+        assert state.step == "bonus" and state.bonuses == 2
+        act(state, chance, 1, catch(0))
+        act(state, chance, 0, bonus("R8"))
+        events = act(state, chance, 0, bonus("G9"))
+
+        assert ("hand_over" in kinds(events)) is out, ruleset.version
+        assert ("penalty" in kinds(events)) is not out, ruleset.version
+
+
+def test_new_tables_play_dos_2_and_dos_1_is_kept_for_its_tables_and_records() -> None:
+    assert RULES.version == "dos/2" and DOS_1.version == "dos/1"
+    assert VERSIONS["dos/1"].state_class is not VERSIONS["dos/2"].state_class
+    assert VERSIONS["dos/1"].describe()["options"] == RULES.describe()["options"]
 
 
 def test_going_up_to_two_by_drawing_owes_no_call_and_the_window_closes_when_the_hand_changes() -> (

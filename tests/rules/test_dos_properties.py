@@ -220,8 +220,12 @@ class Referee:
                 "totals": self.totals,
             }
             self.over = True
+        elif kind == "penalty":
+            # A player caught in their own turn draws when it ends, unless they went out
+            # (interpretation 13, dos/2).
+            assert public["seat"] == self.turn and +self.hands[self.turn], public
         else:
-            assert kind in ("end_turn", "bonus_draws", "penalty", "dos", "catch"), public
+            assert kind in ("end_turn", "bonus_draws", "dos", "catch"), public
 
     def see_match(self, public: dict[str, Any]) -> None:
         seat, cards, target = public["seat"], public["cards"], public["target"]

@@ -28,12 +28,17 @@ face up form the **centre row**; the dealer's left starts, play goes left.
   shuffled.
 * **DOS!** Whoever goes down to exactly two cards by laying cards must call
   "DOS"; another player who calls it first (a catch) makes them draw two,
-  at the end of their turn if it is their turn.
+  at the end of their turn if it is their turn (and not at all if they go out
+  in it: the round is over).
 * **The round** ends when a player has no cards left at the end of a turn (the
   others having drawn for its double colour matches first); it scores the
   cards left in the other hands: numbers at face value, a DOS wild 20, a
   ``#`` 40. The winner deals the next round. The first to reach ``target``
   (200) at the end of a round wins; equal totals share a place.
+
+``dos/1`` (:class:`Dos1`) is kept so that its tables play on and its records
+verify: a player caught in their own turn drew the two cards at its end even
+after emptying their hand, and so did not go out.
 
 **Cards** are written colour then number: ``B1`` ... ``Y10`` (``B``, ``G``,
 ``R``, ``Y``), a colour's ``#`` wild ``B#`` ... ``Y#``, the DOS wild ``W2``;
@@ -403,6 +408,11 @@ class DosState(GameState):
     """A match of DOS: rounds of turns of several steps, to the target."""
 
     ruleset: Dos
+    # A player caught in their own turn who empties their hand in it goes out (dos/2):
+    # "the round ends when one player gets rid of all of their cards", and only the others'
+    # draws for double colour matches come "before scoring". ``DosState1`` (dos/1) draws
+    # the two cards first, so that player does not go out.
+    caught_may_go_out: ClassVar[bool] = True
 
     dealer = Saved(0)
     turn = Saved(0)  # the seat whose turn it is
@@ -770,7 +780,8 @@ class DosState(GameState):
         return events
 
     def _finish_turn(self, chance: Chance) -> list[Event]:
-        """The others' draws for double colour matches, a catch's cards; then the round or the next turn."""
+        """The others' draws for double colour matches, a catch's cards (unless the seat went
+        out); then the round or the next turn."""
         seat = self.turn
         events: list[Event] = []
         if self.doubles:
@@ -778,7 +789,7 @@ class DosState(GameState):
             for _ in range(self.doubles):
                 for offset in range(1, self.seats):
                     events += self._take((seat + offset) % self.seats, 1, chance)
-        if self.penalty:
+        if self.penalty and (self.hands[seat] or not self.caught_may_go_out):
             events.append(Event({"type": "penalty", "seat": seat, "cards": self.penalty}))
             events += self._take(seat, self.penalty, chance)
         self.step, self.matches, self.bonuses, self.doubles, self.penalty = START, [], 0, 0, 0
@@ -896,7 +907,8 @@ class Dos(Ruleset):
 
     id = "dos"
     name = "DOS"
-    version = "dos/1"
+    # /2: a player caught in their own turn who empties their hand in it goes out.
+    version = "dos/2"
     rulebook = "dos.txt"
     min_seats = 2
     max_seats = 10
@@ -1018,11 +1030,28 @@ class Dos(Ruleset):
         return None
 
 
+class DosState1(DosState):
+    """A match under ``dos/1``: the rule as it was, for its tables and records."""
+
+    caught_may_go_out = False
+
+
+class Dos1(Dos):
+    """``dos/1``, kept so that its tables play on and its records verify under it: a player
+    caught in their own turn drew the two cards at its end, after emptying their hand too,
+    and so did not go out."""
+
+    version = "dos/1"
+    state_class = DosState1
+
+
 __all__ = [
     "PACK",
     "TOKENS",
     "Dos",
+    "Dos1",
     "DosState",
+    "DosState1",
     "Match",
     "card_value",
     "double_match",
