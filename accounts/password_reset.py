@@ -21,12 +21,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.tokens import default_token_generator
 from django.core.cache import cache
-from django.core.mail import send_mail
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
 from accounts.names import users_with_email
+from config.mail import send_mail_to
 from games import outbox
 
 PASSWORD_RESET = "accounts.password_reset"
@@ -61,7 +61,8 @@ def send_password_reset_mail(user_id: int) -> bool:
     if user is None or not user.email or not user.has_usable_password():
         return False
     days = settings.PASSWORD_RESET_TIMEOUT / 86400
-    send_mail(
+    send_mail_to(
+        user.email,
         "Fairdeal: choose a new password",
         "\n".join(
             [
@@ -76,7 +77,5 @@ def send_password_reset_mail(user_id: int) -> bool:
                 "If you did not ask, ignore this mail: your password stays as it is.",
             ]
         ),
-        None,
-        [user.email],
     )
     return True

@@ -20,12 +20,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
 from django.core.cache import cache
-from django.core.mail import send_mail
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import EmailVerification, email_verified
 from config.errors import ServiceError
+from config.mail import send_mail_to
 from games import outbox
 
 SALT = "fairdeal.accounts.verify-email"
@@ -130,7 +130,8 @@ def send_verification_mail(user_id: int) -> bool:
     if user is None or not user.email or email_verified(user):
         return False
     days = settings.FAIRDEAL_VERIFY_EMAIL_MAX_AGE / 86400
-    send_mail(
+    send_mail_to(
+        user.email,
         "Fairdeal: confirm your e-mail address",
         "\n".join(
             [
@@ -145,7 +146,5 @@ def send_verification_mail(user_id: int) -> bool:
                 "If you did not make a Fairdeal account, ignore this mail.",
             ]
         ),
-        None,
-        [user.email],
     )
     return True

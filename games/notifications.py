@@ -19,7 +19,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.core.mail import send_mail
 from django.db import IntegrityError, connection, transaction
 from django.db.models import DurationField, Exists, ExpressionWrapper, F, OuterRef, Value
 from django.db.models.functions import Lower
@@ -28,6 +27,7 @@ from django.utils import timezone
 from django.utils.timesince import timeuntil
 
 from accounts.models import EmailVerification, wants_mail
+from config.mail import send_mail_to
 from games import outbox
 from games.catalogue import find_ruleset
 from games.models import CANCELLED, Notice, Seat, Table
@@ -68,7 +68,7 @@ SENT, SKIPPED, FAILED = "sent", "skipped", "failed"
 def _send(notice: Notice, subject: str, body: str) -> str:
     """Send a claimed mail; if sending fails, give the claim back so a later run may retry."""
     try:
-        send_mail(subject, body, None, [notice.user.email])
+        send_mail_to(notice.user.email, subject, body)
     except Exception:
         logger.exception("could not send %s", notice)
         notice.delete()
