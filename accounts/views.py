@@ -79,8 +79,10 @@ class TokenView(PublicAccountsView):
     def post(self, request: Request) -> Response:
         """A token for `Authorization: Token <key>`; the username in any case.
 
-        After repeated failures the account is locked for a growing time, and an
-        address that fails too often is refused: 429 `throttled`, with `Retry-After`.
+        After repeated failures the failing address is locked out of the account for a
+        growing time (its owner elsewhere is not); an address that fails too often over
+        every account, or at an account that has failed too often over every address, is
+        refused: 429 `throttled`, with `Retry-After`.
         """
         serializer = TokenRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

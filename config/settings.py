@@ -471,14 +471,22 @@ if FAIRDEAL_ENV == "test":
 # client is REMOTE_ADDR and the header is ignored; a forged header never counts.
 FAIRDEAL_TRUSTED_PROXIES = env.int("FAIRDEAL_TRUSTED_PROXIES", default=0)
 REST_FRAMEWORK["NUM_PROXIES"] = FAIRDEAL_TRUSTED_PROXIES
-# Logging in: after this many failures an account is locked for 2, 4, 8... seconds after
-# each further one, never longer than the cap; failures are forgotten after a day without
-# one, or at once on success. An address may fail this often, whatever the accounts.
+# Logging in (accounts/throttling.py says why these numbers). After this many failures of
+# one address at one account, each further attempt from it locks that address out of that
+# account for 2, 4, 8... seconds, never longer than the cap; its failures are forgotten
+# after a day without one, or at once on its success. An address may fail this often,
+# whatever the accounts; an account this often, whatever the addresses, and then only an
+# address it logged in from (known) or one with fewer than FRESH_TRIES failures at it
+# (fresh, at FRESH_RATE in all) may try until the hour ends.
 FAIRDEAL_LOGIN_FREE_FAILURES = env.int("FAIRDEAL_LOGIN_FREE_FAILURES", default=5)
 FAIRDEAL_LOGIN_FIRST_LOCK_SECONDS = env.int("FAIRDEAL_LOGIN_FIRST_LOCK_SECONDS", default=2)
 FAIRDEAL_LOGIN_MAX_LOCK_SECONDS = env.int("FAIRDEAL_LOGIN_MAX_LOCK_SECONDS", default=15 * 60)
 FAIRDEAL_LOGIN_FAILURE_MEMORY_SECONDS = 24 * 3600
 FAIRDEAL_LOGIN_ADDRESS_RATE = env.str("FAIRDEAL_LOGIN_ADDRESS_RATE", default="30/hour")
+FAIRDEAL_LOGIN_ACCOUNT_RATE = env.str("FAIRDEAL_LOGIN_ACCOUNT_RATE", default="10/hour")
+FAIRDEAL_LOGIN_FRESH_RATE = env.str("FAIRDEAL_LOGIN_FRESH_RATE", default="10/hour")
+FAIRDEAL_LOGIN_FRESH_TRIES = 2
+FAIRDEAL_LOGIN_KNOWN_ADDRESS_SECONDS = 30 * 24 * 3600
 AUTHENTICATION_BACKENDS = ["accounts.backends.CaseInsensitiveModelBackend"]
 # The pages log in by session (accounts/pages.py); the API by token.
 LOGIN_URL = "login-page"

@@ -1,4 +1,6 @@
-"""Password guessing: bounded per account and per address, refused before any hashing."""
+"""Password guessing from one address: its lock at an account, its rate over every account,
+refused before any hashing. The owner elsewhere and the bounds over many addresses are
+tests/accounts/test_login_under_attack.py's."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from django.test import Client
 
 from accounts import services
 from accounts.throttling import lock_seconds
-from tests.factories import PASSWORD, assert_error, body, client_for, make_users
+from tests.factories import PASSWORD, assert_error, at_once, body, client_for, make_users
 
 TOKEN = "/api/accounts/token/"
 WRONG = "not the password at all"
@@ -35,12 +37,13 @@ def long_locks(settings: Any) -> None:
 
 @pytest.fixture
 def generous_rates(settings: Any) -> None:
-    """Only the account's own lock is left to stop a guesser."""
+    """Only the lock of the guesser's address at the account is left to stop it."""
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {"accounts": "10000/min"},
     }
     settings.FAIRDEAL_LOGIN_ADDRESS_RATE = "10000/hour"
+    settings.FAIRDEAL_LOGIN_ACCOUNT_RATE = "10000/hour"
 
 
 class Spies:
@@ -70,9 +73,10 @@ def log_in(password: str, *, username: str = "alice", **headers: str) -> Any:
     )
 
 
-def test_130_failures_each_with_a_new_forged_address_leave_the_right_password_refused(
+def test_130_failures_each_with_a_new_forged_address_are_one_address_and_its_lock_holds(
     alice: Any, spies: Spies
 ) -> None:
+    # Without trusted proxies X-Forwarded-For is not believed: every request is 127.0.0.1.
     answers = [
         log_in(WRONG, HTTP_X_FORWARDED_FOR=f"10.{i // 250}.{i % 250}.1").status_code
         for i in range(130)
@@ -85,7 +89,7 @@ def test_130_failures_each_with_a_new_forged_address_leave_the_right_password_re
     assert spies.hashed == 6
 
 
-def test_the_account_lock_alone_holds_when_the_request_rates_are_generous(
+def test_the_lock_alone_holds_an_address_when_the_other_rates_are_generous(
     alice: Any, spies: Spies, generous_rates: None
 ) -> None:
     answers = [log_in(WRONG).status_code for _ in range(130)]
@@ -96,7 +100,7 @@ def test_the_account_lock_alone_holds_when_the_request_rates_are_generous(
     assert spies.authenticate.call_count == 6
 
 
-def test_a_locked_account_is_refused_without_hashing_the_password(
+def test_a_locked_address_is_refused_without_hashing_the_password(
     alice: Any, spies: Spies, generous_rates: None
 ) -> None:
     for _ in range(6):
@@ -109,7 +113,7 @@ def test_a_locked_account_is_refused_without_hashing_the_password(
     data = assert_error(response, 429, "throttled")
     wait = int(response["Retry-After"])
     assert 1 <= wait <= 60
-    assert "this account" in data["detail"]
+    assert "this account from your address" in data["detail"]
     assert "try again in" in data["detail"]
     assert spies.authenticate.call_count == 0
     assert spies.hashed == 0
@@ -123,7 +127,7 @@ def test_a_name_in_another_case_shares_the_lock(alice: Any, generous_rates: None
     assert_error(log_in(PASSWORD, username="\uff41lice"), 429, "throttled")
 
 
-def test_each_further_failure_locks_the_account_twice_as_long(
+def test_each_further_failure_locks_the_address_out_twice_as_long(
     alice: Any, settings: Any, generous_rates: None
 ) -> None:
     settings.FAIRDEAL_LOGIN_FREE_FAILURES = 1
@@ -162,7 +166,9 @@ def test_the_lock_is_capped(settings: Any) -> None:
     ]
 
 
-def test_a_success_clears_the_accounts_failures(alice: Any, generous_rates: None) -> None:
+def test_a_success_clears_the_addresss_failures_at_the_account(
+    alice: Any, generous_rates: None
+) -> None:
     assert [log_in(WRONG).status_code for _ in range(4)] == [400] * 4
     assert log_in(PASSWORD).status_code == 200
 
@@ -213,7 +219,7 @@ def test_successes_do_not_use_up_the_addresss_failures(
     assert [log_in(WRONG).status_code for _ in range(4)] == [400, 400, 400, 429]
 
 
-def test_the_admin_login_is_guarded_like_the_api_and_shares_the_accounts_lock(
+def test_the_admin_login_is_guarded_like_the_api_and_shares_its_lock(
     spies: Spies, generous_rates: None
 ) -> None:
     (staff,) = make_users("staffer")
@@ -233,3 +239,16 @@ def test_the_admin_login_is_guarded_like_the_api_and_shares_the_accounts_lock(
     assert int(refused["Retry-After"]) >= 1
     assert spies.hashed == hashed  # refused before any hashing
     assert_error(log_in(PASSWORD, username="staffer"), 429, "throttled")  # one lock for both
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_burst_of_simultaneous_guesses_from_one_address_gets_no_more_than_a_sequence(
+    alice: Any, spies: Spies, generous_rates: None
+) -> None:
+    answers = at_once(*(lambda: log_in(WRONG) for _ in range(20)))
+
+    # As in a sequence: five free failures, then one that takes the lock.
+    assert sorted(answer.status_code for answer in answers) == [400] * 6 + [429] * 14
+    assert spies.hashed == 6
+    assert_error(log_in(PASSWORD), 429, "throttled")
+    assert spies.hashed == 6
