@@ -2,7 +2,8 @@
 
 A dead or silent beat shows nowhere else: the worker still says "ready" and
 every request still succeeds, but no deadline passes and no mail goes. So each
-completed sweep and outbox drain records a :class:`~games.models.Heartbeat`,
+completed sweep and outbox drain records a :class:`~games.models.Heartbeat`
+(``Heartbeat.record``),
 and :func:`status` calls the service unhealthy when the last sweep is older
 than a few sweep intervals. ``GET /healthz`` and ``manage.py health`` report it.
 """
@@ -18,14 +19,7 @@ from django.db.models import Count, Min
 from django.utils import timezone
 
 from games.models import Heartbeat, OutboxItem
-
-
-def record(name: str, at: datetime | None = None) -> None:
-    """Record that the periodic work called ``name`` has just completed."""
-    at = at or timezone.now()
-    # One statement once the row exists (every drain records): a read and a write only the first time.
-    if not Heartbeat.objects.filter(name=name).update(at=at):
-        Heartbeat.objects.update_or_create(name=name, defaults={"at": at})
+from games.outbox import DEFAULT_LANE, DRAINS, LANES
 
 
 def stale_after() -> float:
@@ -66,8 +60,6 @@ def _outbox(now: datetime) -> dict[str, Any]:
     (a retry's backoff, an item a worker holds). ``lanes``: the backlog of each
     lane apart (the mail's, the bots' moves').
     """
-    from games.outbox import DEFAULT_LANE, DRAINS, LANES  # which records here as it drains
-
     waiting = OutboxItem.objects.filter(done_at__isnull=True)
     due = waiting.filter(due_at__lte=now)
     by_lane: dict[str, dict[str, Any]] = {lane: {"pending": 0, "oldest": None} for lane in DRAINS}

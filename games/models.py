@@ -22,6 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 # Why a table that never started was called off (``Table.end_reason`` when cancelled).
 CANCELLED = "cancelled"  # the host cancelled it
@@ -412,3 +413,12 @@ class Heartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+    @classmethod
+    def record(cls, name: str, at: datetime | None = None) -> None:
+        """Record that the periodic work called ``name`` has just completed."""
+        at = at or timezone.now()
+        # One statement once the row exists (every drain records): a read and a write only
+        # the first time.
+        if not cls.objects.filter(name=name).update(at=at):
+            cls.objects.update_or_create(name=name, defaults={"at": at})

@@ -63,8 +63,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from config.celery import app
-from games import health
-from games.models import OutboxItem
+from games.models import Heartbeat, OutboxItem
 
 logger = logging.getLogger(__name__)
 
@@ -262,7 +261,7 @@ def drain(
         if give_up is not None and time.monotonic() >= give_up:
             wake(lane or DEFAULT_LANE)  # the rest, after whatever is queued ahead of it
             break
-    health.record(lane or DEFAULT_LANE)
+    Heartbeat.record(lane or DEFAULT_LANE)
     return done
 
 

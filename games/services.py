@@ -22,9 +22,9 @@ from django.utils import timezone
 from config.errors import ServiceError
 from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, receipts_of, seed_for
-from games import health, notifications, outbox, selectors
+from games import notifications, outbox, selectors
 from games.catalogue import find_game, find_ruleset
-from games.models import CANCELLED, EXPIRED, Move, OutboxItem, Seat, Seated, Table
+from games.models import CANCELLED, EXPIRED, Heartbeat, Move, OutboxItem, Seat, Seated, Table
 from games.rules import Event, GameState
 from games.rules.base import RESIGNED, TIMEOUT
 from games.rules.chance import SEED_BYTES, SeededChance, commitment
@@ -903,7 +903,7 @@ def sweep_deadlines(*, now: datetime | None = None, batch: int = SWEEP_BATCH) ->
             )
             ended += [table.pk for table in _settle_deadlines(due, now)]
         if len(due) < batch:
-            health.record("sweep")
+            Heartbeat.record("sweep")
             return ended
 
 

@@ -76,10 +76,10 @@ def test_no_sweep_ever_is_a_dead_beat_and_answers_503() -> None:
 def test_a_sweep_older_than_a_few_intervals_answers_503(settings: Any) -> None:
     settings.FAIRDEAL_SWEEP_SECONDS = 5.0
     settings.FAIRDEAL_HEALTH_SWEEP_INTERVALS = 4
-    health.record("sweep", timezone.now() - timedelta(seconds=19))
+    Heartbeat.record("sweep", timezone.now() - timedelta(seconds=19))
     assert healthz()[0] == 200
 
-    health.record("sweep", timezone.now() - timedelta(seconds=21))
+    Heartbeat.record("sweep", timezone.now() - timedelta(seconds=21))
     status, report = healthz()
 
     assert status == 503
