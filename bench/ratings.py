@@ -64,11 +64,28 @@ BATCH = 5_000
 
 
 def make_players(count: int) -> list[int]:
+    """``count`` accounts that may play rated: a verified address, a year old."""
     from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from accounts.models import EmailVerification
 
     user_model = get_user_model()
+    joined = timezone.now() - timedelta(days=365)
     users = user_model.objects.bulk_create(
-        [user_model(username=f"player{n:05d}", email="", password="!") for n in range(count)],
+        [
+            user_model(
+                username=f"player{n:05d}",
+                email=f"player{n:05d}@bench.example",
+                password="!",
+                date_joined=joined,
+            )
+            for n in range(count)
+        ],
+        batch_size=BATCH,
+    )
+    EmailVerification.objects.bulk_create(
+        [EmailVerification(user=user, email=user.email, verified_at=joined) for user in users],
         batch_size=BATCH,
     )
     return [user.pk for user in users]
@@ -144,7 +161,8 @@ def clone(template: Any, tables: list[tuple[list[int], list[int], datetime]]) ->
                         finished_at=finished_at,
                     )
                     for seated, places, finished_at in chunk
-                ]
+                ],
+                batch_size=2000,  # a statement's parameters are at most 65,535
             )
             made = Seat.objects.bulk_create(
                 Seat(table_id=row.pk, number=number, user_id=player)
@@ -188,17 +206,20 @@ def analyze() -> None:
 
 
 def pure_model(tables: list[tuple[list[int], list[int], datetime]]) -> float:
-    """Seconds for ``leaderboard.skill.update`` over ``tables`` in memory, in order."""
+    """Seconds for ``leaderboard.skill.rate`` over ``tables`` in memory, in order."""
     from leaderboard import skill
 
     standing: dict[int, skill.Skill] = {}
+    games: dict[int, int] = {}
     started = time.perf_counter()
     for seated, places, _ in tables:
         given = [
-            (standing.get(p, skill.NEW), place) for p, place in zip(seated, places, strict=True)
+            skill.Seat(standing.get(p, skill.NEW), place, games.get(p, 0))
+            for p, place in zip(seated, places, strict=True)
         ]
-        for player, after in zip(seated, skill.update(given), strict=True):
+        for player, after in zip(seated, skill.rate(given), strict=True):
             standing[player] = after
+            games[player] = games.get(player, 0) + 1
     return time.perf_counter() - started
 
 
@@ -364,7 +385,7 @@ def main() -> None:
 
     print("\n(a) the recompute")
     seconds = pure_model(tables)
-    print(f"  the model alone (skill.update):      {len(tables) / seconds:>9,.0f} tables/s")
+    print(f"  the model alone (skill.rate):        {len(tables) / seconds:>9,.0f} tables/s")
     seconds, report = recompute(write=True)
     assert report.tables == count, (report.tables, count)
     print(

@@ -253,7 +253,8 @@ class TableForm(forms.Form):
     )
     rated = forms.BooleanField(
         required=False,
-        help_text="The result counts for the game's leaderboard. Never with a bot at the table.",
+        help_text="The result counts for the game's leaderboard. Never with a bot at the table;"
+        " only for accounts with a verified e-mail address, a few days old.",
     )
     bots = forms.TypedChoiceField(
         label="Computer players",

@@ -19,6 +19,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.rated_play import check_rated_play
 from config.errors import ServiceError
 from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, receipts_of, seed_for
@@ -390,7 +391,8 @@ def table_create(
     The game starts when every seat is taken: at once when bots take all the
     others (a head-to-head against the computer in one step). With
     ``bot_fill``, the seats still free after the host's wait are filled with
-    bots (:func:`fill_with_bots`). A table with a bot is never rated.
+    bots (:func:`fill_with_bots`). A table with a bot is never rated; a rated table is
+    made and joined only by those who may play rated (``accounts.rated_play``).
     """
     ruleset = find_ruleset(game)
     resolved = ruleset.validate(seats, options)
@@ -403,6 +405,8 @@ def table_create(
     if starts_now and bot_fill is not None:
         raise InvalidBots("every seat is taken already: there is nothing for bots to fill")
     fill_at, fill_level = _bot_fill(ruleset, seats, rated, bot_fill, now)
+    if rated:
+        check_rated_play(user)
     # The host's own row is locked first, so that creates racing for the last place
     # under a cap are counted one after another.
     get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
@@ -486,6 +490,8 @@ def table_join(*, table_id: int, user: AbstractBaseUser, entropy: str | None = N
         )
     if Seat.objects.filter(table=table, user=user).exists():
         raise AlreadySeated("you already have a seat at this table")
+    if table.rated:
+        check_rated_play(user)
     free = Seat.objects.filter(table=table, user__isnull=True, is_bot=False).order_by("number")
     seat = free.first()
     if seat is None:
@@ -537,15 +543,15 @@ def _start(table: Table) -> None:
 
 
 @transaction.atomic
-def table_cancel(*, table_id: int, user: AbstractBaseUser) -> Table:
+def table_cancel(*, table_id: int, user: AbstractBaseUser, by_staff: bool = False) -> Table:
     """The host calls off a table before its game starts; nothing was dealt, nobody loses.
 
     The seats stay as they were, so the table still shows who sat at it. The
     server seed, never used, stays secret like every seed of a table without a
-    signed record.
+    signed record. ``by_staff``: staff call it off, not the host (``games.staff``).
     """
     table = _lock(table_id)
-    if table.created_by_id != user.pk:
+    if table.created_by_id != user.pk and not by_staff:
         raise NotHost("only the player who opened this table may cancel it")
     if table.status != Table.Status.OPEN:
         raise NotOpen("only a table still waiting for players can be cancelled")

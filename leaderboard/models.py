@@ -4,7 +4,13 @@
 history, one row per player and rated table (the database holds that, so a
 table rated twice fails rather than counting twice). ``RatingLedger`` is the
 row that serialises the rating work of one game, and remembers the last table
-applied, in the order tables finished: docs/ratings.md.
+applied, in the order tables finished: docs/ratings.md. ``RatingOpponent``
+holds whom each player has met while that opponent was established, for the
+leaderboards' distinct established opponents.
+
+``UnratedTable`` is a table marked rated that the ratings leave out: a seat
+holder who could not play rated, or voided by staff. ``StaffAction`` is the
+log of what staff did to tables and ratings, who, when and why.
 """
 
 from __future__ import annotations
@@ -32,6 +38,10 @@ class Rating(models.Model):
     sigma = models.FloatField(default=skill.SIGMA)
     games = models.PositiveIntegerField(default=0)
     last_played_at = models.DateTimeField(null=True, blank=True)
+    # How many distinct opponents the player has met at a rated table while the opponent
+    # was established (leaderboard.skill.established): the RatingOpponent rows, counted
+    # (at most OPPONENTS_KEPT).
+    opponents = models.PositiveIntegerField(default=0)
     # mu - 3 sigma as stored, kept by the database. Time away only widens sigma, so the
     # rating shown now is never above it: the leaderboard walks this index, best first,
     # and widens only the rows that can still be on the page (leaderboard/selectors.py).
@@ -114,3 +124,116 @@ class RatingLedger(models.Model):
 
     def __str__(self) -> str:
         return f"rating ledger of {self.game}"
+
+
+# Distinct established opponents kept for each player and game (RatingOpponent rows): the
+# leaderboards ask for FAIRDEAL_RATING_MIN_OPPONENTS of them, never more than this.
+OPPONENTS_KEPT = 20
+
+
+class RatingOpponent(models.Model):
+    """``player`` met ``opponent`` at a rated table of ``game`` while ``opponent`` was
+    established, first at ``table``: one row a pair, the earliest, in the ratings' order."""
+
+    game = models.CharField(max_length=32)
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    opponent = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="+")
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["game", "player", "finished_at", "table"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "game", "opponent"], name="rating_opponent_once"
+            ),
+        ]
+        indexes = [
+            # A rewind forgets the meetings after a point in a game's order.
+            models.Index(fields=["game", "finished_at", "table"], name="rating_opponent_order"),
+        ]
+
+    def __str__(self) -> str:
+        return f"user {self.player_id} met user {self.opponent_id} at {self.game}"
+
+
+class StaffAction(models.Model):
+    """One thing staff did to a table or to ratings: who, when, what and why, and what it
+    changed. Written by the service that did it, in its transaction; never edited."""
+
+    class Kind(models.TextChoices):
+        VOID_PLAYER = "void_player", "voided a player's rated games"
+        VOID_TABLE = "void_table", "voided a rated table"
+        CANCEL_TABLE = "cancel_table", "cancelled a table"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="staff_actions",
+    )
+    # The name as it was: the log still says who if the account goes.
+    staff_name = models.CharField(max_length=150)
+    table = models.ForeignKey(
+        Table, null=True, blank=True, on_delete=models.SET_NULL, related_name="staff_actions"
+    )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="staff_actions_about",
+    )
+    reason = models.TextField()
+    # What it did: the tables voided, the games re-rated, the players whose ratings moved.
+    detail = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=["void_player", "void_table", "cancel_table"]),
+                name="staff_action_kind_known",
+            ),
+            models.CheckConstraint(condition=~Q(reason=""), name="staff_action_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.staff_name} {self.get_kind_display()} ({self.created_at:%Y-%m-%d %H:%M})"
+
+
+class UnratedTable(models.Model):
+    """A table marked rated that the ratings leave out, and why: a seat holder who could
+    not play rated when it was rated (``accounts.rated_play``), or staff voided it."""
+
+    class Reason(models.TextChoices):
+        INELIGIBLE = "ineligible", "a seat holder could not play rated"
+        VOIDED = "voided", "voided by staff"
+
+    table = models.OneToOneField(Table, on_delete=models.CASCADE, related_name="unrated")
+    reason = models.CharField(max_length=16, choices=Reason.choices)
+    detail = models.TextField(blank=True)
+    action = models.ForeignKey(
+        StaffAction, null=True, blank=True, on_delete=models.PROTECT, related_name="unrated"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(reason__in=["ineligible", "voided"]), name="unrated_reason_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(reason="ineligible", action__isnull=True)
+                | Q(reason="voided", action__isnull=False),
+                name="unrated_voided_by_staff",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"table {self.table_id} unrated ({self.reason})"

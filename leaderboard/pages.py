@@ -82,6 +82,8 @@ def who_is_listed() -> dict[str, Any]:
         "max_sigma": max_sigma,
         "max_deviation": skill.deviation(max_sigma),
         "active_days": settings.FAIRDEAL_LEADERBOARD_ACTIVE_DAYS,
+        "min_opponents": selectors.min_opponents(),
+        "established_games": skill.ESTABLISHED_GAMES,
         "new_deviation": skill.deviation(skill.SIGMA),
     }
 
@@ -171,6 +173,10 @@ def unlisted_words(rating: dict[str, Any], on_board: bool) -> str | None:
     if rating["sigma"] >= settings.FAIRDEAL_RATING_MAX_SIGMA:
         limit = skill.deviation(settings.FAIRDEAL_RATING_MAX_SIGMA)
         return f"Provisional: listed once the uncertainty is under ±{limit}."
+    missing = selectors.min_opponents() - rating["opponents"]
+    if missing > 0:
+        more = f"{missing} more established opponent{'' if missing == 1 else 's'}"
+        return f"Provisional: listed after rated games against {more}."
     days = settings.FAIRDEAL_LEADERBOARD_ACTIVE_DAYS
     return f"Resting: listed again after a rated game (none in the last {days} days)."
 

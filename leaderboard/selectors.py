@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import islice
 from typing import Any
 
 from django.conf import settings
@@ -42,14 +43,15 @@ from accounts.models import on_leaderboards
 from accounts.names import is_valid_username, normalize_username, users_named
 from config.errors import ServiceError
 from games.catalogue import RULESETS
-from games.models import Table
+from games.models import Move, Seat, Table
 from games.selectors import Paged, PageOutOfRange, iso
 from leaderboard import skill
-from leaderboard.models import Rating, RatingChange
+from leaderboard.models import OPPONENTS_KEPT, Rating, RatingChange
 
 PAGE_SIZE = 100  # a leaderboard page, unless the caller asks for fewer (as the lobby)
 MAX_PAGE_SIZE = 100
 RECENT_GAMES = 20  # finished tables on a player's page, newest first
+READ_CHUNK = 2000  # tables a query, where a report reads a period's tables
 
 
 class UnknownGame(ServiceError):
@@ -103,18 +105,34 @@ def with_standing(ratings: QuerySet[Rating], now: datetime) -> QuerySet[Rating]:
     )
 
 
-def is_provisional(games: int, sigma: float) -> bool:
-    """Too few rated games, or too uncertain still (or again, after time away)."""
-    return games < settings.FAIRDEAL_RATING_MIN_GAMES or sigma >= settings.FAIRDEAL_RATING_MAX_SIGMA
+MIN_OPPONENTS = 5  # settings.FAIRDEAL_RATING_MIN_OPPONENTS, unless set
+
+
+def min_opponents() -> int:
+    """The distinct established opponents a listed player has met at least (at most the
+    :data:`~leaderboard.models.OPPONENTS_KEPT` that the ratings keep count of)."""
+    wanted = getattr(settings, "FAIRDEAL_RATING_MIN_OPPONENTS", MIN_OPPONENTS)
+    return min(int(wanted), OPPONENTS_KEPT)
+
+
+def is_provisional(games: int, sigma: float, opponents: int) -> bool:
+    """Too few rated games, too uncertain still (or again, after time away), or too few
+    distinct established opponents met."""
+    return (
+        games < settings.FAIRDEAL_RATING_MIN_GAMES
+        or sigma >= settings.FAIRDEAL_RATING_MAX_SIGMA
+        or opponents < min_opponents()
+    )
 
 
 def _listed_rating(now: datetime) -> Q:
     """What a rating (with standing) must be for its leaderboard to list it: past the
-    provisional period, and a rated game lately."""
+    provisional period (:func:`is_provisional`), and a rated game lately."""
     recently = now - timedelta(days=settings.FAIRDEAL_LEADERBOARD_ACTIVE_DAYS)
     return Q(
         games__gte=settings.FAIRDEAL_RATING_MIN_GAMES,
         shown_sigma__lt=settings.FAIRDEAL_RATING_MAX_SIGMA,
+        opponents__gte=min_opponents(),
         last_played_at__gte=recently,
     )
 
@@ -323,7 +341,8 @@ def _ratings_view(user: Any, ratings: QuerySet[Rating], now: datetime) -> list[d
         {
             "game": rating.game,
             **_rating_view(rating),
-            "provisional": is_provisional(rating.games, rating.shown_sigma),
+            "opponents": rating.opponents,
+            "provisional": is_provisional(rating.games, rating.shown_sigma, rating.opponents),
             "rank": ranks.get(rating.game),
         }
         for rating in sorted(rows, key=lambda r: r.game)
@@ -479,3 +498,156 @@ def lopsided_pairs(
             pair = (second, first, row["second_ahead"], row["first_ahead"])
         pairs.append(Pair(row["game"], pair[0], pair[1], row["tables"], pair[2], pair[3]))
     return pairs
+
+
+# -- the farming report -----------------------------------------------------------------------
+
+# What the farming report calls an early forfeit by a new account (``manage.py
+# rating_farm_report`` takes others): at most this many moves of the account's own before
+# it resigned or timed out; an account this many days old or younger at the table's end, or
+# with fewer rated games of the game than an established player has (skill.ESTABLISHED_GAMES).
+FARM_EARLY_MOVES = 3
+FARM_NEW_DAYS = 30
+FARM_MIN_WINS = 5
+FARM_SHARE = 0.5
+FARM_DAYS = 90
+
+
+@dataclass(frozen=True)
+class Farmer:
+    """A player whose rated wins at a game came mostly from new accounts that forfeited early.
+
+    ``wins``: rated tables won (first place) in the period; ``cheap``: those ended by a
+    new account's resignation or timeout after at most a few moves of its own; ``losers``:
+    the distinct accounts that gave those; ``counted``: how many of the cheap wins moved
+    the player's rating (the rest were left out: voided, or a seat holder not eligible).
+    """
+
+    game: str
+    player: str
+    wins: int
+    cheap: int
+    losers: int
+    counted: int
+
+    @property
+    def share(self) -> float:
+        return self.cheap / self.wins
+
+
+def farmed_wins(
+    *,
+    game: str | None = None,
+    since: datetime | None = None,
+    early_moves: int = FARM_EARLY_MOVES,
+    new_days: int = FARM_NEW_DAYS,
+    min_wins: int = FARM_MIN_WINS,
+    share: float = FARM_SHARE,
+) -> list[Farmer]:
+    """Players with ``min_wins`` rated wins or more of a game since ``since``, of which
+    ``share`` or more were given by new accounts that resigned or timed out after at most
+    ``early_moves`` moves of their own: what farming a rating off throwaway accounts looks
+    like, each used once or many times. Most cheap wins first.
+
+    Reads the finished rated tables of the period (rated by the host, whether or not the
+    ratings counted them), a chunk at a time, with their seats and their forfeiting seat's
+    moves: an operator's report (``manage.py rating_farm_report``, and the admin's page).
+    """
+    tables = Table.objects.filter(rated=True, status=Table.Status.FINISHED)
+    if game is not None:
+        tables = tables.filter(game=game)
+    if since is not None:
+        tables = tables.filter(finished_at__gte=since)
+    rows = tables.order_by("pk").values_list("pk", "game", "finished_at", "end_reason", "result")
+    wins: dict[tuple[str, int], int] = {}
+    cheap: dict[tuple[str, int], list[tuple[int, int]]] = {}  # (game, winner): (table, loser)
+    forfeits: list[tuple[int, str, datetime, int, int]] = []  # table, game, end, loser, seat
+    for chunk in _chunks(rows.iterator(chunk_size=READ_CHUNK)):
+        seated: dict[int, dict[int, int]] = {}
+        for table_id, number, user_id in Seat.objects.filter(
+            table_id__in=[row[0] for row in chunk], user__isnull=False
+        ).values_list("table_id", "number", "user_id"):
+            seated.setdefault(table_id, {})[number] = user_id
+        for table_id, table_game, finished_at, reason, result in chunk:
+            seats = seated.get(table_id, {})
+            places = result.get("places") or []
+            loser_seat = result.get("seat") if reason in ("resigned", "timeout") else None
+            loser = seats.get(loser_seat) if loser_seat is not None else None
+            if loser is not None:
+                forfeits.append((table_id, table_game, finished_at, loser, loser_seat))
+            for number, user_id in seats.items():
+                if number < len(places) and places[number] == 1 and user_id != loser:
+                    wins[(table_game, user_id)] = wins.get((table_game, user_id), 0) + 1
+                    if loser is not None:
+                        cheap.setdefault((table_game, user_id), []).append((table_id, loser))
+    early = _early_forfeits(forfeits, early_moves=early_moves, new_days=new_days)
+    found = []
+    for (table_game, player), given in cheap.items():
+        given = [(table_id, loser) for table_id, loser in given if table_id in early]
+        won = wins[(table_game, player)]
+        if won >= min_wins and given and len(given) >= share * won:
+            found.append((table_game, player, won, given))
+    counted = set(
+        RatingChange.objects.filter(table_id__in=[t for *_, g in found for t, _ in g]).values_list(
+            "table_id", "player_id"
+        )
+    )
+    names = dict(
+        get_user_model()
+        .objects.filter(pk__in={player for _, player, _, _ in found})
+        .values_list("pk", "username")
+    )
+    farmers = [
+        Farmer(
+            game=table_game,
+            player=names[player],
+            wins=won,
+            cheap=len(given),
+            losers=len({loser for _, loser in given}),
+            counted=sum(1 for table_id, _ in given if (table_id, player) in counted),
+        )
+        for table_game, player, won, given in found
+    ]
+    return sorted(farmers, key=lambda f: (-f.cheap, f.game, f.player))
+
+
+def _chunks(rows: Any) -> Any:
+    while chunk := list(islice(rows, READ_CHUNK)):
+        yield chunk
+
+
+def _early_forfeits(
+    forfeits: list[tuple[int, str, datetime, int, int]], *, early_moves: int, new_days: int
+) -> set[int]:
+    """The tables of ``forfeits`` (table, game, end, loser, their seat) whose loser was new
+    (``new_days`` old or younger at the end, or short of an established player's rated
+    games of the game now) and made at most ``early_moves`` moves of their own."""
+    early: set[int] = set()
+    for at in range(0, len(forfeits), READ_CHUNK):
+        chunk = forfeits[at : at + READ_CHUNK]
+        moves = dict(
+            ((table_id, seat), count)
+            for table_id, seat, count in Move.objects.filter(
+                table_id__in=[row[0] for row in chunk], kind=Move.Kind.ACTION
+            )
+            .values("table_id", "seat")
+            .annotate(count=Count("pk"))
+            .values_list("table_id", "seat", "count")
+        )
+        losers = {row[3] for row in chunk}
+        joined = dict(
+            get_user_model().objects.filter(pk__in=losers).values_list("pk", "date_joined")
+        )
+        games = {
+            (player, game): count
+            for player, game, count in Rating.objects.filter(player_id__in=losers).values_list(
+                "player_id", "game", "games"
+            )
+        }
+        for table_id, game, finished_at, loser, seat in chunk:
+            if moves.get((table_id, seat), 0) > early_moves:
+                continue
+            young = finished_at - joined[loser] <= timedelta(days=new_days)
+            if young or games.get((loser, game), 0) < skill.ESTABLISHED_GAMES:
+                early.add(table_id)
+    return early

@@ -58,12 +58,20 @@ class LeaderboardSerializer(serializers.Serializer):
     active_days = serializers.IntegerField(
         help_text="a listed player finished a rated game within this many days"
     )
+    min_opponents = serializers.IntegerField(
+        help_text="a listed player has met at least this many distinct established opponents"
+    )
 
 
 class PlayerRatingSerializer(RatingFields):
     game = serializers.CharField()
+    opponents = serializers.IntegerField(
+        help_text="distinct opponents met at rated tables while they were established"
+        " (10 rated games or more and a sigma under 6.5); counted up to 20"
+    )
     provisional = serializers.BooleanField(
-        help_text="too few rated games, or sigma too wide: not on the leaderboard"
+        help_text="too few rated games, sigma too wide, or too few distinct established"
+        " opponents: not on the leaderboard"
     )
     rank = serializers.IntegerField(
         allow_null=True, help_text="the place on the game's leaderboard; null if not on it"

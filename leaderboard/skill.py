@@ -14,7 +14,7 @@ So it rates two, three or ten players from one list of places, equal places
 included (equal totals share a place in every game here), where Elo knows only
 pairs.
 
-Two things are ours (docs/ratings.md):
+Three things are ours (docs/ratings.md):
 
 * Inactivity widens uncertainty: ``sigma`` grows with the days since the
   player's last rated game of that game, ``min(sigma0, sqrt(sigma**2 +
@@ -24,6 +24,13 @@ Two things are ours (docs/ratings.md):
   ``1000 + SCALE * (mu - 3 sigma)``, where ``SCALE = 200 / beta`` makes one
   ``beta`` of skill (a player who finishes ahead about three times in four)
   200 points, as in Elo. A new player shows 1000.
+* A result counts as much as the opponents are known (:func:`rate`): each
+  player's move is the model's, scaled by ``weight``, the mean over their
+  opponents of ``FLOOR + (1 - FLOOR) * min(1, games / ESTABLISHED_GAMES)``,
+  ``games`` being the opponent's rated games of the game before the table. A
+  win over somebody with no rated game moves a rating a tenth of the way the
+  model says, mean and uncertainty alike: twelve throwaway accounts beaten
+  once each make neither a top rating nor a sure one.
 
 >>> NEW
 Skill(mu=25.0, sigma=8.333333333333334)
@@ -31,6 +38,10 @@ Skill(mu=25.0, sigma=8.333333333333334)
 (1000, 400)
 >>> round(widened(2.0, 0), 6), round(widened(2.0, 100), 6), widened(2.0, 10_000) == SIGMA
 (2.0, 3.201562, True)
+>>> counted(0), counted(5), counted(10), counted(400)
+(0.1, 0.55, 1.0, 1.0)
+>>> [round(s.mu, 5) for s in rate([Seat(NEW, 1, 0), Seat(NEW, 2, 0)])]
+[25.26354, 24.73646]
 """
 
 from __future__ import annotations
@@ -57,6 +68,16 @@ SCALE = 200 / BETA
 # The shown number is this many sigmas below mu: the true skill is very likely higher.
 Z = 3.0
 
+# A result counts in full against opponents with this many rated games of the game or more,
+# and FLOOR of it against a newcomer; in between, in proportion (:func:`counted`). Never 0:
+# a room of newcomers must still be able to rate each other.
+ESTABLISHED_GAMES = 10
+FLOOR = 0.1
+# An established opponent, for the leaderboards' "distinct established opponents": this many
+# rated games, and a sigma (widened for time away) below this. Part of the model, like the
+# above: a change needs `manage.py recompute_ratings`.
+ESTABLISHED_SIGMA = 6.5
+
 MODEL = PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, kappa=KAPPA, tau=TAU)
 
 
@@ -67,6 +88,16 @@ class Skill:
 
 
 NEW = Skill(MU, SIGMA)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A player at a rated table as the model takes them: their skill (widened for time
+    away), their place (1 first), and their rated games of the game before this table."""
+
+    skill: Skill
+    place: int
+    games: int
 
 
 def widened(sigma: float, days: float) -> float:
@@ -102,3 +133,32 @@ def update(standings: Sequence[tuple[Skill, int]]) -> list[Skill]:
     teams = [[MODEL.rating(mu=skill.mu, sigma=skill.sigma)] for skill, _ in standings]
     rated = MODEL.rate(teams, ranks=[float(place) for _, place in standings])
     return [Skill(team[0].mu, team[0].sigma) for team in rated]
+
+
+def counted(games: int) -> float:
+    """How much a result against an opponent with ``games`` rated games counts, 0.1 to 1."""
+    return FLOOR + (1.0 - FLOOR) * min(1.0, games / ESTABLISHED_GAMES)
+
+
+def established(games: int, sigma: float) -> bool:
+    """Whether an opponent with ``games`` rated games and ``sigma`` (widened) is well known."""
+    return games >= ESTABLISHED_GAMES and sigma < ESTABLISHED_SIGMA
+
+
+def rate(table: Sequence[Seat]) -> list[Skill]:
+    """Every player's skill after one table, in order: the model's move (:func:`update`),
+    scaled for each player by how well their opponents are known (:func:`counted`, their
+    mean). What the ratings store; :func:`update` alone is the published model."""
+    moved = update([(seat.skill, seat.place) for seat in table])
+    skills = []
+    for index, (seat, after) in enumerate(zip(table, moved, strict=True)):
+        others = [other.games for at, other in enumerate(table) if at != index]
+        weight = sum(counted(games) for games in others) / len(others)
+        before = seat.skill
+        skills.append(
+            Skill(
+                before.mu + weight * (after.mu - before.mu),
+                before.sigma + weight * (after.sigma - before.sigma),
+            )
+        )
+    return skills

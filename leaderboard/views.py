@@ -42,8 +42,9 @@ class LeaderboardView(APIView):
     def get(self, request: Request, game: str) -> Response:
         """A page of the game's leaderboard, best first by the rating shown (mu - 3 sigma).
 
-        Only players past the provisional period who finished a rated game
-        lately, and who have not asked to stay off it; docs/ratings.md.
+        Only players past the provisional period (enough rated games, a narrow
+        enough sigma, enough distinct established opponents) who finished a rated
+        game lately, and who have not asked to stay off it; docs/ratings.md.
         """
         query = LeaderboardQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -63,6 +64,7 @@ class LeaderboardView(APIView):
                 "min_games": settings.FAIRDEAL_RATING_MIN_GAMES,
                 "max_sigma": settings.FAIRDEAL_RATING_MAX_SIGMA,
                 "active_days": settings.FAIRDEAL_LEADERBOARD_ACTIVE_DAYS,
+                "min_opponents": selectors.min_opponents(),
             }
         )
 

@@ -57,8 +57,13 @@ def _password_hash() -> str:
     return make_password(PASSWORD)
 
 
+# Factory accounts are this old: old enough to play rated (accounts.rated_play).
+ACCOUNT_AGE = timedelta(days=30)
+
+
 class UserFactory(factory.django.DjangoModelFactory):
-    """A user whose e-mail address is verified, unless made with ``verified=False``."""
+    """A user who may play rated: the e-mail address verified (unless made with
+    ``verified=False``), the account :data:`ACCOUNT_AGE` old (unless ``date_joined`` says)."""
 
     class Meta:
         model = User
@@ -68,6 +73,7 @@ class UserFactory(factory.django.DjangoModelFactory):
     username = factory.Sequence(lambda n: f"player{n}")
     email = factory.LazyAttribute(lambda user: f"{user.username}@example.com")
     password = factory.LazyFunction(_password_hash)
+    date_joined = factory.LazyFunction(lambda: timezone.now() - ACCOUNT_AGE)
 
     @factory.post_generation
     def verified(user: Any, create: bool, extracted: bool | None, **kwargs: Any) -> None:

@@ -60,6 +60,7 @@ def finished(tables: dict[str, Table], settings: Any) -> Table:
     leaderboard lists them (after one game, for this test)."""
     settings.FAIRDEAL_RATING_MIN_GAMES = 1
     settings.FAIRDEAL_RATING_MAX_SIGMA = 20.0
+    settings.FAIRDEAL_RATING_MIN_OPPONENTS = 0
     ann, ben = (tables["crazy-8"].seats.get(number=n).user for n in (0, 1))
     finished_table(ann, ben, game="crazy-8")  # Ben resigns
     finished_table(ben, ann, game="crazy-8")  # Ann resigns

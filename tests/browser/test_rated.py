@@ -6,17 +6,23 @@ joins from the lobby, and they play the match to the end, as in test_play.py
 the outbox, which the test drains as beat's next tick would. Then the winner's rating is up and the loser's
 down, in the database, on their pages (with the history drawn) and on the
 leaderboard, which lists them after one game here: the thresholds are lowered
-for the test.
+for the test. Rated play asks for a verified address and an account three days
+old: both accounts are given them after signing up, as if their owners had
+followed the link and waited.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
 from playwright.sync_api import expect
 
+from accounts.models import EmailVerification
 from games import outbox
 from games.models import OutboxItem, Table
 from games.services import RATE_TABLE
@@ -32,6 +38,17 @@ DEAL = 109  # test_play.py's: about sixty moves, taking the first button each ti
 def one_game_is_enough(settings: Any) -> None:
     settings.FAIRDEAL_RATING_MIN_GAMES = 1
     settings.FAIRDEAL_RATING_MAX_SIGMA = 20.0
+    settings.FAIRDEAL_RATING_MIN_OPPONENTS = 0
+
+
+def may_play_rated(*names: str) -> None:
+    """The accounts' addresses verified, and the accounts four days old."""
+    users = get_user_model().objects.filter(username__in=names)
+    for user in users:
+        EmailVerification.objects.update_or_create(
+            user=user, defaults={"email": user.email, "verified_at": timezone.now()}
+        )
+    users.update(date_joined=timezone.now() - timedelta(days=4))
 
 
 def shown(user_name: str) -> int:
@@ -56,6 +73,7 @@ def test_a_rated_match_played_by_clicking_moves_both_ratings_and_lists_them(
     errors = [server_errors(ann), server_errors(ben)]
     sign_up(ann, "ann")
     sign_up(ben, "ben")
+    may_play_rated("ann", "ben")
 
     # Ann opens a rated two-seat table.
     ann.goto(site + "/tables/new/")

@@ -1,8 +1,9 @@
 """Known values: rating updates worked from Weng & Lin's Plackett–Luce formulas, beside openskill.
 
 The formulas are written out here, apart from the library, and the two must
-agree; then the service must store exactly what the model gives, for new
-players and for players coming back after time away.
+agree; then the service must store exactly what the model gives, scaled by how
+well each player's opponents are known, for new players and for players coming
+back after time away.
 """
 
 from __future__ import annotations
@@ -149,6 +150,36 @@ def test_our_model_is_openskills_with_its_defaults() -> None:
     )
 
 
+def scaled(
+    before: list[tuple[float, float]], after: list[tuple[float, float]], weights: list[float]
+) -> list[tuple[float, float]]:
+    """Each player moved ``weight`` of the way from ``before`` to the formulas' ``after``:
+    a result counts as much as the opponents are known (docs/ratings.md)."""
+    return [
+        (mu + weight * (to_mu - mu), sigma + weight * (to_sigma - sigma))
+        for (mu, sigma), (to_mu, to_sigma), weight in zip(before, after, weights, strict=True)
+    ]
+
+
+def test_a_result_counts_a_tenth_against_newcomers_and_in_full_against_the_established() -> None:
+    """0.1 + 0.9 * min(1, games / 10) for each opponent, the mean over the opponents."""
+    assert [skill.counted(games) for games in (0, 1, 5, 9, 10, 250)] == pytest.approx(
+        [0.1, 0.19, 0.55, 0.91, 1.0, 1.0]
+    )
+    players, places = CASES["four players of every kind"]
+    games = [0, 10, 1, 30]
+    ours = skill.rate(
+        [
+            skill.Seat(skill.Skill(mu, sigma), place, played)
+            for (mu, sigma), place, played in zip(players, places, games, strict=True)
+        ]
+    )
+    weights = [(1.0 + 0.19 + 1.0) / 3, (0.1 + 0.19 + 1.0) / 3, 0.7, (0.1 + 1.0 + 0.19) / 3]
+    assert_close(
+        [(s.mu, s.sigma) for s in ours], scaled(players, weng_lin(players, places), weights)
+    )
+
+
 def stored(users: list[Any]) -> list[tuple[float, float]]:
     rows = {row.player_id: row for row in Rating.objects.filter(game="crazy-eights")}
     return [(rows[user.pk].mu, rows[user.pk].sigma) for user in users]
@@ -161,7 +192,8 @@ def test_the_service_stores_the_formulas_values_for_new_players_at_three_seats()
 
     assert rate_table(table.pk) == 3
 
-    assert_close(stored([alice, bob, charlie]), weng_lin([(MU, SIGMA)] * 3, [2, 1, 3]))
+    new = [(MU, SIGMA)] * 3
+    assert_close(stored([alice, bob, charlie]), scaled(new, weng_lin(new, [2, 1, 3]), [0.1] * 3))
     assert list(
         RatingChange.objects.filter(table=table)
         .order_by("player_id")
@@ -177,7 +209,7 @@ def test_the_service_stores_the_formulas_values_after_time_away_at_four_seats() 
     start = timezone.now() - timedelta(days=30)
     first = finished_table(alice, bob, places=[1, 2], finished_at=start)
     rate_table(first.pk)
-    after_first = weng_lin([(MU, SIGMA)] * 2, [1, 2])
+    after_first = scaled([(MU, SIGMA)] * 2, weng_lin([(MU, SIGMA)] * 2, [1, 2]), [0.1, 0.1])
     second = finished_table(
         charlie, alice, dave, bob, places=[3, 1, 4, 2], finished_at=start + timedelta(days=10)
     )
@@ -193,5 +225,9 @@ def test_the_service_stores_the_formulas_values_after_time_away_at_four_seats() 
         (MU, SIGMA),
         (after_first[1][0], widened(after_first[1][1])),
     ]
-    assert_close(stored([charlie, alice, dave, bob]), weng_lin(given, [3, 1, 4, 2]))
+    # charlie and dave are new (0.1 as opponents), alice and bob have a game (0.19).
+    weights = [(0.19 + 0.1 + 0.19) / 3, (0.1 + 0.1 + 0.19) / 3] * 2
+    assert_close(
+        stored([charlie, alice, dave, bob]), scaled(given, weng_lin(given, [3, 1, 4, 2]), weights)
+    )
     assert Rating.objects.get(player=alice).games == 2

@@ -27,6 +27,7 @@ def thresholds(settings: Any) -> None:
     settings.FAIRDEAL_RATING_MIN_GAMES = 10
     settings.FAIRDEAL_RATING_MAX_SIGMA = 6.5
     settings.FAIRDEAL_LEADERBOARD_ACTIVE_DAYS = 90
+    settings.FAIRDEAL_RATING_MIN_OPPONENTS = 5
 
 
 def stack(
@@ -37,14 +38,17 @@ def stack(
     games: int = 20,
     days_ago: float = 1.0,
     game: str = GAME,
+    opponents: int = 8,
 ) -> Rating:
-    """A rating as a history of rated games would have left it."""
+    """A rating as a history of rated games would have left it (against ``opponents``
+    distinct established opponents)."""
     return Rating.objects.create(
         player=user,
         game=game,
         mu=mu,
         sigma=sigma,
         games=games,
+        opponents=opponents,
         last_played_at=timezone.now() - timedelta(days=days_ago),
     )
 
@@ -60,15 +64,16 @@ def names(data: dict[str, Any]) -> list[str]:
 
 
 def test_the_leaderboard_lists_players_past_the_provisional_period_best_first() -> None:
-    alice, bob, charlie, dave, erin, frank = make_users(
-        "alice", "bob", "charlie", "dave", "erin", "frank"
+    alice, bob, charlie, dave, erin, frank, gina = make_users(
+        "alice", "bob", "charlie", "dave", "erin", "frank", "gina"
     )
     stack(alice, mu=30.0, sigma=3.0)
-    stack(bob, mu=31.0, sigma=4.0)  # more likely better, but less surely: below alice
+    stack(bob, mu=31.0, sigma=4.0, opponents=5)  # more likely better, but less surely
     stack(charlie, mu=40.0, sigma=2.0, games=9)  # too few games
     stack(dave, mu=40.0, sigma=6.6)  # too uncertain
     stack(erin, mu=40.0, sigma=2.0, days_ago=91)  # no rated game lately
     stack(frank, mu=40.0, sigma=2.0, game="dodo")  # another game's
+    stack(gina, mu=40.0, sigma=2.0, opponents=4)  # too few established opponents
 
     data = board()
 
@@ -100,12 +105,13 @@ def test_the_leaderboard_lists_players_past_the_provisional_period_best_first() 
         None,
         None,
     )
-    assert (data["game"], data["min_games"], data["max_sigma"], data["active_days"]) == (
-        GAME,
-        10,
-        6.5,
-        90,
-    )
+    assert (
+        data["game"],
+        data["min_games"],
+        data["max_sigma"],
+        data["active_days"],
+        data["min_opponents"],
+    ) == (GAME, 10, 6.5, 90, 5)
 
 
 def test_time_away_widens_sigma_and_lowers_the_rating_shown() -> None:
@@ -297,9 +303,10 @@ def test_rated_tables_played_through_the_services_put_their_players_on_the_board
 ) -> None:
     settings.FAIRDEAL_RATING_MIN_GAMES = 2
     settings.FAIRDEAL_RATING_MAX_SIGMA = 9.0
+    settings.FAIRDEAL_RATING_MIN_OPPONENTS = 0  # three newcomers: nobody is established
     alice, bob, charlie = make_users("alice", "bob", "charlie")
-    finished_table(alice, bob)  # bob resigns
     finished_table(bob, alice)  # alice resigns
+    finished_table(alice, bob)  # bob resigns
     finished_table(alice, charlie)  # charlie resigns: one rated game only
     finished_table(alice, bob, rated=False)
 

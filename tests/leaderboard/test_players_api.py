@@ -24,6 +24,8 @@ def thresholds(settings: Any) -> None:
     settings.FAIRDEAL_RATING_MIN_GAMES = 2
     settings.FAIRDEAL_RATING_MAX_SIGMA = 9.0
     settings.FAIRDEAL_LEADERBOARD_ACTIVE_DAYS = 90
+    # A few rated games between newcomers here: none of them meets an established opponent.
+    settings.FAIRDEAL_RATING_MIN_OPPONENTS = 0
 
 
 def page(name: str) -> dict[str, Any]:
@@ -34,8 +36,9 @@ def page(name: str) -> dict[str, Any]:
 
 def test_a_players_page_shows_their_ratings_ranks_and_recent_games() -> None:
     alice, bob, charlie = make_users("alice", "bob", "charlie")
-    first = finished_table(alice, bob)  # bob resigns
-    second = finished_table(bob, alice)  # alice resigns
+    # Alice loses first, to bob: her two wins come when her opponents count for more.
+    first = finished_table(bob, alice)  # alice resigns
+    second = finished_table(alice, bob)  # bob resigns
     third = finished_table(alice, charlie)  # charlie resigns
     friendly = finished_table(alice, bob, rated=False)
     outbox.drain()
@@ -72,7 +75,8 @@ def test_a_players_page_shows_their_ratings_ranks_and_recent_games() -> None:
         == newest_rated["rating"]["after"] - newest_rated["rating"]["before"]
     )
     assert newest_rated["rating"]["change"] > 0
-    assert data["recent_games"][2]["rating"]["change"] < 0  # she resigned that one
+    assert data["recent_games"][2]["rating"]["change"] > 0  # bob resigned that one
+    assert data["recent_games"][3]["rating"]["change"] < 0  # she resigned that one
     assert (data["recent_games"][0]["rated"], data["recent_games"][0]["rating"]) == (False, None)
     replay = data["recent_games"][0]["replay_url"]
     assert replay == f"/tables/{friendly.pk}/replay/"
@@ -88,6 +92,29 @@ def test_a_provisional_player_has_a_rating_and_no_rank() -> None:
 
     assert rating["games"] == 1
     assert (rating["provisional"], rating["rank"]) == (True, None)
+
+
+def test_a_player_short_of_established_opponents_is_provisional_and_told_how_many(
+    settings: Any,
+) -> None:
+    settings.FAIRDEAL_RATING_MIN_OPPONENTS = 5
+    alice, bob = make_users("alice", "bob")
+    for user, opponents in ((alice, 4), (bob, 5)):
+        Rating.objects.create(
+            player=user,
+            game="dodo",
+            mu=30.0,
+            sigma=3.0,
+            games=12,
+            opponents=opponents,
+            last_played_at=timezone.now() - timedelta(days=1),
+        )
+
+    (short,) = page("alice")["ratings"]
+    (enough,) = page("bob")["ratings"]
+
+    assert (short["opponents"], short["provisional"], short["rank"]) == (4, True, None)
+    assert (enough["opponents"], enough["provisional"], enough["rank"]) == (5, False, 1)
 
 
 def test_the_rank_is_the_place_on_the_whole_leaderboard() -> None:

@@ -280,10 +280,10 @@ def test_time_away_widens_sigma_before_the_next_game_is_rated(players: list[Any]
     given = skill.widened(after.sigma, 200)
     assert given > after.sigma
     bob_after = Rating.objects.get(player=bob)
-    expected = skill.update(
+    expected = skill.rate(
         [
-            (skill.Skill(after.mu, given), 2),
-            (skill.Skill(changes_of(second)[bob.pk].mu_before, given), 1),
+            skill.Seat(skill.Skill(after.mu, given), 2, 1),
+            skill.Seat(skill.Skill(changes_of(second)[bob.pk].mu_before, given), 1, 1),
         ]
     )
     assert (change.mu_after, change.sigma_after) == (expected[0].mu, expected[0].sigma)

@@ -46,10 +46,18 @@ def thresholds(settings: Any) -> None:
     settings.FAIRDEAL_RATING_MIN_GAMES = 2
     settings.FAIRDEAL_RATING_MAX_SIGMA = 9.0
     settings.FAIRDEAL_LEADERBOARD_ACTIVE_DAYS = 90
+    # Rated games between newcomers here: none of them meets an established opponent.
+    settings.FAIRDEAL_RATING_MIN_OPPONENTS = 0
 
 
 def stack(
-    user: Any, *, mu: float = 25.0, sigma: float = 4.0, games: int = 20, game: str = GAME
+    user: Any,
+    *,
+    mu: float = 25.0,
+    sigma: float = 4.0,
+    games: int = 20,
+    game: str = GAME,
+    opponents: int = 8,
 ) -> Rating:
     """A rating as a history of rated games would have left it, a day ago."""
     return Rating.objects.create(
@@ -58,6 +66,7 @@ def stack(
         mu=mu,
         sigma=sigma,
         games=games,
+        opponents=opponents,
         last_played_at=timezone.now() - timedelta(days=1),
     )
 
@@ -160,24 +169,29 @@ def test_the_leaderboard_says_who_is_listed_with_the_numbers_in_force(settings: 
     settings.FAIRDEAL_RATING_MIN_GAMES = 10
     settings.FAIRDEAL_RATING_MAX_SIGMA = 6.5
     settings.FAIRDEAL_LEADERBOARD_ACTIVE_DAYS = 30
+    settings.FAIRDEAL_RATING_MIN_OPPONENTS = 5
 
     text = text_of(Client().get(BOARD))
 
     assert (
         "Listed here: players with at least 10 rated games of Crazy Eights, an uncertainty"
-        " under ±312 (sigma 6.5), and a rated game of it in the last 30 days, who have not"
-        " asked to stay off the leaderboards." in text
+        " under ±312 (sigma 6.5), rated games against at least 5 different established"
+        " opponents (each with 10 rated games or more), and a rated game of it in the last"
+        " 30 days, who have not asked to stay off the leaderboards. A win counts as much as"
+        " the opponent is known: over a newcomer, a tenth." in text
     )
     assert "Nobody is listed yet" in text
 
 
-def test_provisional_opted_out_and_resting_players_are_not_listed() -> None:
-    listed, newcomer, uncertain, shy, resting = make_users(
-        "listed", "newcomer", "uncertain", "shy", "resting"
+def test_provisional_opted_out_and_resting_players_are_not_listed(settings: Any) -> None:
+    settings.FAIRDEAL_RATING_MIN_OPPONENTS = 3
+    listed, newcomer, uncertain, lonely, shy, resting = make_users(
+        "listed", "newcomer", "uncertain", "lonely", "shy", "resting"
     )
     stack(listed)
     stack(newcomer, mu=40.0, games=1)  # past the others by far, but one game is not enough
     stack(uncertain, mu=40.0, sigma=9.5)
+    stack(lonely, mu=40.0, opponents=2)
     stack(shy, mu=40.0)
     Profile.objects.create(user=shy, on_leaderboards=False)
     stack(resting, mu=40.0)
@@ -190,10 +204,14 @@ def test_provisional_opted_out_and_resting_players_are_not_listed() -> None:
     assert [name for _, name, _ in board_rows(response)] == ["listed"]
     standings = {
         user.username: text_of(Client().get(f"/players/{user.username}/"))
-        for user in (newcomer, uncertain, shy, resting)
+        for user in (newcomer, uncertain, lonely, shy, resting)
     }
     assert "Provisional: listed after 1 more rated game." in standings["newcomer"]
     assert "Provisional: listed once the uncertainty is under ±432." in standings["uncertain"]
+    assert (
+        "Provisional: listed after rated games against 1 more established opponent."
+        in standings["lonely"]
+    )
     assert "Not listed: this player asked to stay off the leaderboards." in standings["shy"]
     assert "Resting: listed again after a rated game" in standings["resting"]
 

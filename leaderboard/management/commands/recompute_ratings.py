@@ -30,7 +30,7 @@ class Command(BaseCommand):
             raise CommandError(f"no game {unknown[0]!r}: GET /api/games/ lists them")
         differing = 0
         for report in recompute_ratings(games=games or None, write=not check):
-            apart = report.ratings_differing + report.changes_differing
+            apart = report.differing
             differing += apart
             if report.written:
                 verdict = f"{apart} rows differed and were recomputed"
