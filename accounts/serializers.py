@@ -3,15 +3,48 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model, password_validation
+from django.contrib.auth.password_validation import MinimumLengthValidator
 from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.settings import api_settings
 
-from accounts.names import USERNAME_RULE, is_valid_username, normalize_email, normalize_username
+from accounts.names import (
+    USERNAME,
+    USERNAME_RULE,
+    is_valid_username,
+    normalize_email,
+    normalize_username,
+)
+from config.schema import LiveSchema
 
 User = get_user_model()
 
 
-class UsernameField(serializers.CharField):
+# A name in the username alphabet, as the schema states it (NFKC look-alikes are taken too).
+USERNAME_SCHEMA = {
+    "type": "string",
+    "pattern": f"^{USERNAME.pattern}$",
+    "description": USERNAME_RULE,
+}
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string: DRF's own field would also take a number and make it one."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+@extend_schema_field(USERNAME_SCHEMA)
+class LoginNameField(StrictCharField):
+    """The name to log in with, in any case; a name nobody has is refused as bad credentials."""
+
+
+@extend_schema_field(USERNAME_SCHEMA)
+class UsernameField(StrictCharField):
     """A username in NFKC form, in the username alphabet (:mod:`accounts.names`)."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -26,6 +59,31 @@ class UsernameField(serializers.CharField):
         return name
 
 
+class PasswordField(LiveSchema, StrictCharField):
+    """A password as typed, spaces and all. A ``new`` one must also pass Django's password
+    validators (``AUTH_PASSWORD_VALIDATORS``); its schema states their shortest length."""
+
+    def __init__(self, *, new: bool = False, **kwargs: Any) -> None:
+        self.new = new
+        kwargs.setdefault("max_length", 128)
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
+
+    def openapi_schema(self) -> dict[str, Any]:
+        shortest = 1
+        if self.new:
+            for validator in password_validation.get_default_password_validators():
+                if isinstance(validator, MinimumLengthValidator):
+                    shortest = max(shortest, validator.min_length)
+        # No NUL, which DRF's text fields refuse; the length in the pattern, where
+        # drf-spectacular's minLength of 1 for a field that may not be blank leaves it.
+        return {
+            "type": "string",
+            "maxLength": self.max_length,
+            "pattern": f"^[^\\u0000]{{{shortest},}}$",
+        }
+
+
 def check_password_strength(password: str, user: Any, field: str) -> None:
     """Django's password validators, their messages under ``field``."""
     try:
@@ -37,7 +95,12 @@ def check_password_strength(password: str, user: Any, field: str) -> None:
 class RegisterSerializer(serializers.Serializer):
     username = UsernameField()
     email = serializers.EmailField(max_length=254)
-    password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+    password = PasswordField(
+        new=True,
+        write_only=True,
+        help_text="8 characters or more, not all digits, not a common password,"
+        " not like the username or the address",
+    )
 
     def validate_email(self, value: str) -> str:
         return normalize_email(value)
@@ -49,8 +112,8 @@ class RegisterSerializer(serializers.Serializer):
 
 
 class TokenRequestSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=128, trim_whitespace=False)
+    username = LoginNameField(max_length=150)
+    password = PasswordField()
 
 
 class AccountSerializer(serializers.Serializer):
@@ -76,14 +139,23 @@ class StrictBooleanField(serializers.BooleanField):
 
 
 class StrictSerializer(serializers.Serializer):
-    """Refuses fields it does not know, rather than ignoring them."""
+    """Refuses fields it does not know, rather than ignoring them, and with ``when_empty``
+    (the refusal's words) a body with none of its own. Its schema says both
+    (``config.schema.StrictSerializerSchema``)."""
+
+    when_empty: str | None = None
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, dict):
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
                 raise serializers.ValidationError({unknown[0]: ["there is no such setting"]})
-        return super().to_internal_value(data)
+        value = super().to_internal_value(data)
+        if self.when_empty is not None and not value:
+            raise serializers.ValidationError(
+                {api_settings.NON_FIELD_ERRORS_KEY: [self.when_empty]}
+            )
+        return value
 
 
 class MailPreferencesSerializer(StrictSerializer):
@@ -107,28 +179,34 @@ class MeSerializer(serializers.Serializer):
 class MeUpdateSerializer(StrictSerializer):
     """What to change: the kinds of mail, being on the leaderboards, or both."""
 
+    when_empty = "send what to change: mail, on_leaderboards or both"
+
     mail = MailPreferencesSerializer(required=False)
     on_leaderboards = StrictBooleanField(
         required=False, help_text="false keeps me off the leaderboards; I am still rated"
     )
 
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if not attrs:
-            raise serializers.ValidationError("send what to change: mail, on_leaderboards or both")
-        return attrs
-
 
 class PasswordChangeSerializer(StrictSerializer):
-    old_password = serializers.CharField(max_length=128, trim_whitespace=False)
-    new_password = serializers.CharField(max_length=128, trim_whitespace=False)
+    old_password = PasswordField()
+    new_password = PasswordField(
+        new=True,
+        help_text="8 characters or more, not all digits, not a common password,"
+        " not like the username or the address",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         check_password_strength(attrs["new_password"], self.context["user"], "new_password")
         return attrs
 
 
+@extend_schema_field({"type": "string", "pattern": "^[A-Za-z0-9_.:-]+$", "maxLength": 500})
+class SignedTokenField(StrictCharField):
+    """A token signed by ``django.core.signing``: URL-safe base64 and its ``:`` separators."""
+
+
 class VerifyEmailSerializer(StrictSerializer):
-    token = serializers.CharField(max_length=500, help_text="the token from the mailed link")
+    token = SignedTokenField(max_length=500, help_text="the token from the mailed link")
 
 
 class VerifiedSerializer(serializers.Serializer):

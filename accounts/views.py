@@ -35,6 +35,7 @@ from accounts.services import (
 )
 from accounts.verification import ResendTooSoon, email_verify, user_for_token, verification_resend
 from config.errors import ServiceError
+from config.schema import refusals
 from config.throttling import AddressRateThrottle, TooManyRequests, client_address
 
 
@@ -51,7 +52,20 @@ class PublicAccountsView(APIView):
 
 
 class RegisterView(PublicAccountsView):
-    @extend_schema(request=RegisterSerializer, responses={201: AccountSerializer})
+    @extend_schema(
+        request=RegisterSerializer,
+        responses={
+            201: AccountSerializer,
+            **refusals(
+                {
+                    400: "`invalid` (`fields.password`): a password the validators refuse: too"
+                    " common, too like the name or the address, all digits",
+                    409: "`username_taken`, `email_taken`: in any case",
+                    429: "`throttled`: too many requests from your address",
+                }
+            ),
+        },
+    )
     def post(self, request: Request) -> Response:
         """Create an account; the answer carries its API token, and a link goes to the address.
 
@@ -75,7 +89,19 @@ class RegisterView(PublicAccountsView):
 
 
 class TokenView(PublicAccountsView):
-    @extend_schema(request=TokenRequestSerializer, responses={200: TokenSerializer})
+    @extend_schema(
+        request=TokenRequestSerializer,
+        responses={
+            200: TokenSerializer,
+            **refusals(
+                {
+                    400: "`bad_credentials`: no account has that name and password",
+                    429: "`throttled`: too many requests or failed logins from your address,"
+                    " or for this account",
+                }
+            ),
+        },
+    )
     def post(self, request: Request) -> Response:
         """A token for `Authorization: Token <key>`; the username in any case.
 
@@ -101,7 +127,19 @@ class LogoutView(APIView):
 
 
 class PasswordView(APIView):
-    @extend_schema(request=PasswordChangeSerializer, responses={200: TokenSerializer})
+    @extend_schema(
+        request=PasswordChangeSerializer,
+        responses={
+            200: TokenSerializer,
+            **refusals(
+                {
+                    400: "`wrong_password`: the old password is not yours; `invalid`"
+                    " (`fields.new_password`): a new password the validators refuse",
+                    429: "`throttled`: too many wrong passwords, as for logging in",
+                }
+            ),
+        },
+    )
     def post(self, request: Request) -> Response:
         """Change the password; the old token stops working and the answer carries a new one."""
         serializer = PasswordChangeSerializer(data=request.data, context={"user": request.user})
@@ -116,7 +154,19 @@ class PasswordView(APIView):
 
 
 class VerifyEmailView(PublicAccountsView):
-    @extend_schema(request=VerifyEmailSerializer, responses={200: VerifiedSerializer})
+    @extend_schema(
+        request=VerifyEmailSerializer,
+        responses={
+            200: VerifiedSerializer,
+            **refusals(
+                {
+                    400: "`invalid_link`: not a link we sent, or to an address the account no"
+                    " longer has; `link_expired`",
+                    429: "`throttled`: too many requests from your address",
+                }
+            ),
+        },
+    )
     def post(self, request: Request) -> Response:
         """Verify an address with the token from the mailed link (400 `invalid_link`, `link_expired`)."""
         serializer = VerifyEmailSerializer(data=request.data)
@@ -126,7 +176,18 @@ class VerifyEmailView(PublicAccountsView):
 
 
 class ResendVerificationView(APIView):
-    @extend_schema(request=None, responses={202: VerifiedSerializer})
+    @extend_schema(
+        request=None,
+        responses={
+            202: VerifiedSerializer,
+            **refusals(
+                {
+                    409: "`already_verified`; `no_email`: the account has no address",
+                    429: "`throttled`: a link was mailed less than a minute ago",
+                }
+            ),
+        },
+    )
     def post(self, request: Request) -> Response:
         """Mail a new verification link to my address (at most one a minute)."""
         user = request.user

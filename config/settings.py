@@ -513,6 +513,15 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {"BotLevel": "games.models.BotLevel"},
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Every refusal an operation can give, as the one Error body (config/schema.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.schema.declare_every_answer",
+    ],
+    # A table's key, as <row:...> takes it: what a bigint holds (games.converters.LARGEST_KEY).
+    "PATH_CONVERTER_OVERRIDES": {
+        "row": {"type": "integer", "format": "int64", "minimum": 1, "maximum": 2**63 - 1}
+    },
 }
 
 LOGGING = {

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.schema import refusals
 from fairplay.keys import public_key_document
 from fairplay.publishing import public_record, signed_record
 from games import services
@@ -28,7 +29,19 @@ class ReceiptSerializer(serializers.Serializer):
 
 
 class EntropyView(APIView):
-    @extend_schema(request=EntropySerializer, responses={201: ReceiptSerializer})
+    @extend_schema(
+        request=EntropySerializer,
+        responses={
+            201: ReceiptSerializer,
+            **refusals(
+                {
+                    403: "`not_seated`: you have no seat at this table",
+                    409: "`too_late`: the cards are dealt; `not_open`: the table was cancelled;"
+                    " `already_contributed`; `duplicate_entropy`: entropy already given here",
+                }
+            ),
+        },
+    )
     def post(self, request: Request, table_id: int) -> Response:
         """Add your own randomness to the table's seed, before the deal."""
         serializer = EntropySerializer(data=request.data)
@@ -51,7 +64,10 @@ class RecordView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("download", bool, description="answer as a file to save"),
+            # Any value but an empty one asks for the file: the schema takes what the view does.
+            OpenApiParameter(
+                "download", str, description="any value, e.g. download=1: answer as a file to save"
+            ),
         ],
         responses={200: OpenApiTypes.OBJECT},
     )

@@ -1,16 +1,29 @@
-"""Request bodies of the tables API; responses are built by games.selectors."""
+"""Request bodies of the tables API; responses are built by games.selectors.
+
+What a body may hold is said twice over: by these fields, and by the schema's
+narrower description of them (``config.schema.LiveSchema``): the games in the
+catalogue, their seats and options, the deadlines the settings allow. The
+services check what depends on more than one field (a bot's seat against the
+seats, an option against the game) and answer 400 for it.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field
+from django.conf import settings
 from rest_framework import serializers
 
+from accounts.serializers import StrictBooleanField
+from config.schema import LiveSchema
+from fairplay.services import MAX_ENTROPY_BYTES, MIN_ENTROPY_BYTES
+from games.catalogue import GAMES
 from games.models import BotLevel
 
 
-class EntropyField(serializers.CharField):
+class EntropyField(LiveSchema, serializers.CharField):
     """A player's contribution to the seed: 16 to 64 random bytes, in hex."""
 
     def __init__(self, **kwargs: object) -> None:
@@ -18,6 +31,12 @@ class EntropyField(serializers.CharField):
         kwargs.setdefault("trim_whitespace", False)
         kwargs.setdefault("help_text", "16 to 64 random bytes in hex, mixed into the seed")
         super().__init__(**kwargs)
+
+    def openapi_schema(self) -> dict[str, Any]:
+        return {
+            "type": "string",
+            "pattern": f"^(?:[0-9a-fA-F]{{2}}){{{MIN_ENTROPY_BYTES},{MAX_ENTROPY_BYTES}}}$",
+        }
 
 
 class StrictIntegerField(serializers.IntegerField):
@@ -29,24 +48,88 @@ class StrictIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
-BOT_SEAT_SCHEMA = {
-    "oneOf": [
-        {"type": "integer", "minimum": 1, "description": "a seat for a normal bot"},
-        {
-            "type": "object",
-            "properties": {
-                "seat": {"type": "integer", "minimum": 1},
-                "level": {"type": "string", "enum": list(BotLevel.values), "default": "normal"},
-            },
-            "required": ["seat"],
-            "additionalProperties": False,
-        },
-    ]
-}
+class QueryIntegerField(serializers.IntegerField):
+    """An integer in a query string, written as the schema writes one: digits, after a minus
+    sign or not. DRF's own field would also take "5.0", " 5", "+5" or other scripts' digits."""
+
+    def to_internal_value(self, data: object) -> int:
+        if isinstance(data, str) and not re.fullmatch(r"-?[0-9]+", data):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
-@extend_schema_field(BOT_SEAT_SCHEMA)
-class BotSeatField(serializers.Field):
+class SecondsField(LiveSchema, StrictIntegerField):
+    """A number of seconds between two settings, checked by the service (400 ``invalid``)."""
+
+    def __init__(self, *, bounds: Callable[[], tuple[int, int]], **kwargs: Any) -> None:
+        self.bounds = bounds
+        super().__init__(min_value=1, **kwargs)
+
+    def openapi_schema(self) -> dict[str, Any]:
+        low, high = self.bounds()
+        return {"type": "integer", "minimum": low, "maximum": high}
+
+
+class GameField(LiveSchema, serializers.CharField):
+    """A game's id; the service refuses any other (400 ``unknown_game``)."""
+
+    def openapi_schema(self) -> dict[str, Any]:
+        games = sorted(GAMES)
+        return {
+            "type": "string",
+            "enum": ["", *games] if self.allow_blank else games,
+            "description": self.help_text or "a game id from GET /api/games/",
+        }
+
+
+class SeatsField(LiveSchema, StrictIntegerField):
+    """A table's seats; the game's own range is checked by its rules (400 ``invalid_seats``)."""
+
+    def openapi_schema(self) -> dict[str, Any]:
+        return {
+            "type": "integer",
+            "minimum": min(game.ruleset.min_seats for game in GAMES.values()),
+            "maximum": max(game.ruleset.max_seats for game in GAMES.values()),
+            "description": "the game's min_seats to max_seats (GET /api/games/)",
+        }
+
+
+def _option_schema(option: dict[str, Any]) -> dict[str, Any]:
+    if option["type"] == "bool":
+        return {"type": "boolean", "description": option["description"]}
+    if option["type"] == "int":
+        return {
+            "type": "integer",
+            "minimum": option["minimum"],
+            "maximum": option["maximum"],
+            "description": option["description"],
+        }
+    return {"type": "string", "enum": option["choices"], "description": option["description"]}
+
+
+class OptionsField(LiveSchema, serializers.DictField):
+    """A table's options: those of its game, each of its type and range; the rules check them
+    against the game (400 ``invalid_options``)."""
+
+    def openapi_schema(self) -> dict[str, Any]:
+        return {
+            "description": "the game's options (GET /api/games/); those not given take the preset",
+            "anyOf": [
+                {
+                    "title": game.id,
+                    "type": "object",
+                    "properties": {
+                        option["name"]: _option_schema(option)
+                        for option in game.ruleset.describe()["options"]
+                    },
+                    "additionalProperties": False,
+                }
+                for game in GAMES.values()
+            ],
+        }
+
+
+class BotSeatField(LiveSchema, serializers.Field):
     """A seat given to a bot: its number (a ``normal`` bot), or ``{"seat": n, "level": ...}``."""
 
     default_error_messages = {
@@ -72,20 +155,56 @@ class BotSeatField(serializers.Field):
     def to_representation(self, value: Any) -> Any:
         return value
 
+    def openapi_schema(self) -> dict[str, Any]:
+        # Seat 0 is the creator's; the last seat of the largest table is the highest a bot takes.
+        seat = {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": max(game.ruleset.max_seats for game in GAMES.values()) - 1,
+        }
+        return {
+            "oneOf": [
+                {**seat, "description": "a seat for a normal bot"},
+                {
+                    "type": "object",
+                    "properties": {
+                        "seat": seat,
+                        "level": {
+                            "type": "string",
+                            "enum": list(BotLevel.values),
+                            "default": BotLevel.NORMAL.value,
+                        },
+                    },
+                    "required": ["seat"],
+                    "additionalProperties": False,
+                },
+            ]
+        }
+
 
 class BotFillSerializer(serializers.Serializer):
-    after = StrictIntegerField(
-        min_value=1, help_text="seconds after the table opens: free seats then get bots"
+    after = SecondsField(
+        bounds=lambda: (
+            settings.FAIRDEAL_MIN_BOT_FILL_SECONDS,
+            settings.FAIRDEAL_OPEN_TABLE_SECONDS - 1,
+        ),
+        help_text="seconds after the table opens: free seats then get bots, before it expires",
     )
     level = serializers.ChoiceField(choices=BotLevel.choices, default=BotLevel.NORMAL)
 
 
 class TableCreateSerializer(serializers.Serializer):
-    game = serializers.CharField(max_length=32)
-    seats = StrictIntegerField(min_value=1, max_value=100)
-    deadline = StrictIntegerField(min_value=1, help_text="seconds per move")
-    rated = serializers.BooleanField(default=False)
-    options = serializers.DictField(default=dict)
+    game = GameField(max_length=32)
+    seats = SeatsField(min_value=1, max_value=100)
+    deadline = SecondsField(
+        bounds=lambda: (
+            settings.FAIRDEAL_MIN_DEADLINE_SECONDS,
+            settings.FAIRDEAL_MAX_DEADLINE_SECONDS,
+        ),
+        help_text="seconds per move",
+    )
+    rated = StrictBooleanField(default=False)
+    options = OptionsField(default=dict)
     bots = serializers.ListField(
         child=BotSeatField(),
         default=list,
@@ -249,22 +368,22 @@ class TableSummarySerializer(serializers.Serializer):
 class TableListQuerySerializer(serializers.Serializer):
     """The lobby's filters and page; a value that is not what it should be is a 400."""
 
-    game = serializers.CharField(
+    game = GameField(
         required=False, allow_blank=True, max_length=32, help_text="only tables of this game"
     )
-    seats = serializers.IntegerField(
+    seats = QueryIntegerField(
         required=False, min_value=2, max_value=10, help_text="only tables of this many seats"
     )
-    deadline_min = serializers.IntegerField(
+    deadline_min = QueryIntegerField(
         required=False, min_value=0, max_value=2**31 - 1, help_text="deadline at least, seconds"
     )
-    deadline_max = serializers.IntegerField(
+    deadline_max = QueryIntegerField(
         required=False, min_value=0, max_value=2**31 - 1, help_text="deadline at most, seconds"
     )
-    page = serializers.IntegerField(
+    page = QueryIntegerField(
         required=False, default=1, min_value=1, help_text="1 is the first; past the last is a 400"
     )
-    page_size = serializers.IntegerField(
+    page_size = QueryIntegerField(
         required=False, default=100, min_value=1, max_value=100, help_text="open tables a page"
     )
 
@@ -324,9 +443,3 @@ class GameSerializer(serializers.Serializer):
 
 class CatalogueSerializer(serializers.Serializer):
     games = GameSerializer(many=True)
-
-
-class ErrorSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="machine-readable, e.g. stale_version")
-    detail = serializers.CharField(help_text="a sentence for people")
-    fields = serializers.DictField(required=False, help_text="per-field messages for invalid input")

@@ -17,12 +17,12 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
+from config.schema import refusals
 from games import health, selectors, services
 from games.catalogue import GAMES, find_ruleset
 from games.models import Table
 from games.serializers import (
     CatalogueSerializer,
-    ErrorSerializer,
     JoinSerializer,
     MoveSerializer,
     TableCreateSerializer,
@@ -109,7 +109,15 @@ class TableListView(APIView):
     @extend_schema(
         operation_id="tables_list",
         parameters=[TableListQuerySerializer],
-        responses={200: TableListSerializer, 400: ErrorSerializer},
+        responses={
+            200: TableListSerializer,
+            **refusals(
+                {
+                    400: "`invalid` (`fields` says which): a filter that is not what it should be;"
+                    " `unknown_game`; `page_out_of_range`: a page past the last"
+                }
+            ),
+        },
     )
     def get(self, request: Request) -> Response:
         """A page of open tables the caller could join, and the caller's own tables.
@@ -140,7 +148,22 @@ class TableListView(APIView):
         )
 
     @extend_schema(
-        request=TableCreateSerializer, responses={201: TableViewSerializer, 400: ErrorSerializer}
+        request=TableCreateSerializer,
+        responses={
+            201: TableViewSerializer,
+            **refusals(
+                {
+                    400: "`invalid_seats`, `invalid_options`: seats or options the game does not"
+                    " take; `invalid`: bots in a seat the table has not, twice in one seat, at a"
+                    " game or size that takes none, at a rated table, or a bot_fill with no seat"
+                    " left to fill",
+                    403: "`not_eligible_for_rated`: a rated table from an account that may not"
+                    " play rated yet (docs/ratings.md)",
+                    409: "`too_many_open_tables`, `too_many_bot_tables`: the host has as many as"
+                    " one account may",
+                }
+            ),
+        },
     )
     def post(self, request: Request) -> Response:
         """Open a table; the creator takes seat 0 and the game starts when every seat is taken."""
@@ -156,7 +179,7 @@ class TableListView(APIView):
 class TableDetailView(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={200: TableViewSerializer, 404: ErrorSerializer})
+    @extend_schema(responses={200: TableViewSerializer})
     def get(self, request: Request, table_id: int) -> Response:
         """The table as the caller may see it: their own hand and legal actions, nobody else's."""
         return _table_response(table_id, request)
@@ -164,7 +187,18 @@ class TableDetailView(APIView):
 
 class JoinView(APIView):
     @extend_schema(
-        request=JoinSerializer, responses={200: TableViewSerializer, 409: ErrorSerializer}
+        request=JoinSerializer,
+        responses={
+            200: TableViewSerializer,
+            **refusals(
+                {
+                    403: "`not_eligible_for_rated`: a rated table, and an account that may not"
+                    " play rated yet",
+                    409: "`not_open`, `table_full`, `already_seated`; `duplicate_entropy`:"
+                    " entropy already given at this table",
+                }
+            ),
+        },
     )
     def post(self, request: Request, table_id: int) -> Response:
         """Take a free seat, optionally adding entropy; the deal comes when the last seat is taken."""
@@ -183,9 +217,17 @@ class MoveView(APIView):
         request=MoveSerializer,
         responses={
             200: TableViewSerializer,
-            400: ErrorSerializer,
-            403: ErrorSerializer,
-            409: ErrorSerializer,
+            **refusals(
+                {
+                    400: "`illegal_action` (its `reason` as data), `malformed_action`,"
+                    " `not_your_turn`, `game_over`: an action the rules refuse in the table's"
+                    " state",
+                    403: "`not_seated`: you have no seat at this table",
+                    409: "`stale_version`: the table has moved on since the version sent;"
+                    " `not_playing`, `game_finished`; `deadline_passed`: the move came at or"
+                    " after a deadline, and the late seat has forfeited",
+                }
+            ),
         },
     )
     def post(self, request: Request, table_id: int) -> Response:
@@ -202,7 +244,18 @@ class MoveView(APIView):
 
 
 class ResignView(APIView):
-    @extend_schema(request=None, responses={200: TableViewSerializer, 409: ErrorSerializer})
+    @extend_schema(
+        request=None,
+        responses={
+            200: TableViewSerializer,
+            **refusals(
+                {
+                    403: "`not_seated`: you have no seat at this table",
+                    409: "`not_playing`, `game_finished`",
+                }
+            ),
+        },
+    )
     def post(self, request: Request, table_id: int) -> Response:
         """Resign, on your turn or not: your seat finishes last and the game ends."""
         return _written(
@@ -215,7 +268,15 @@ class ResignView(APIView):
 class CancelView(APIView):
     @extend_schema(
         request=None,
-        responses={200: TableViewSerializer, 403: ErrorSerializer, 409: ErrorSerializer},
+        responses={
+            200: TableViewSerializer,
+            **refusals(
+                {
+                    403: "`not_host`: only the player who opened the table may cancel it",
+                    409: "`not_open`: its game has started, or it has ended",
+                }
+            ),
+        },
     )
     def post(self, request: Request, table_id: int) -> Response:
         """Call off your table before its game starts: only its host, only while it is open."""
