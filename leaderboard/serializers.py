@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from games.serializers import QueryIntegerField
 from leaderboard.selectors import MAX_PAGE_SIZE, PAGE_SIZE
 
 
 class LeaderboardQuerySerializer(serializers.Serializer):
     """The page, as the lobby pages: a value that is not what it should be is a 400."""
 
-    page = serializers.IntegerField(
+    page = QueryIntegerField(
         required=False, default=1, min_value=1, help_text="1 is the first; past the last is a 400"
     )
-    page_size = serializers.IntegerField(
+    page_size = QueryIntegerField(
         required=False,
         default=PAGE_SIZE,
         min_value=1,

@@ -10,8 +10,9 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
+from accounts.names import USERNAME
+from config.schema import refusals
 from games.catalogue import RULESETS
-from games.serializers import ErrorSerializer
 from leaderboard import selectors
 from leaderboard.serializers import (
     LeaderboardQuerySerializer,
@@ -27,7 +28,11 @@ GAME = OpenApiParameter(
     enum=sorted(RULESETS),
 )
 NAME = OpenApiParameter(
-    "name", str, OpenApiParameter.PATH, description="the player's username, in any case"
+    "name",
+    str,
+    OpenApiParameter.PATH,
+    description="the player's username, in any case; a name nobody has is a 404",
+    pattern=f"^{USERNAME.pattern}$",
 )
 
 
@@ -37,7 +42,15 @@ class LeaderboardView(APIView):
     @extend_schema(
         operation_id="leaderboard",
         parameters=[GAME, LeaderboardQuerySerializer],
-        responses={200: LeaderboardSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+        responses={
+            200: LeaderboardSerializer,
+            **refusals(
+                {
+                    400: "`invalid` (`fields` says which): a page or page_size that is not what it"
+                    " should be; `page_out_of_range`: a page past the last"
+                }
+            ),
+        },
     )
     def get(self, request: Request, game: str) -> Response:
         """A page of the game's leaderboard, best first by the rating shown (mu - 3 sigma).
@@ -75,7 +88,7 @@ class PlayerView(APIView):
     @extend_schema(
         operation_id="player",
         parameters=[NAME],
-        responses={200: PlayerSerializer, 404: ErrorSerializer},
+        responses={200: PlayerSerializer},
     )
     def get(self, request: Request, name: str) -> Response:
         """A player's public page: joined, ratings per game (provisional or ranked), recent games."""
