@@ -27,9 +27,6 @@ from django.utils import timezone
 
 from config.errors import ServiceError
 
-# Days an account must have before it plays rated (settings.FAIRDEAL_RATED_MIN_ACCOUNT_DAYS).
-MIN_ACCOUNT_DAYS = 3
-
 
 class NotEligibleForRated(ServiceError):
     code = "not_eligible_for_rated"
@@ -37,7 +34,7 @@ class NotEligibleForRated(ServiceError):
 
 
 def min_account_age() -> timedelta:
-    return timedelta(days=getattr(settings, "FAIRDEAL_RATED_MIN_ACCOUNT_DAYS", MIN_ACCOUNT_DAYS))
+    return timedelta(days=settings.FAIRDEAL_RATED_MIN_ACCOUNT_DAYS)
 
 
 @dataclass(frozen=True)

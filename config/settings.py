@@ -393,6 +393,12 @@ FAIRDEAL_MIN_BOT_FILL_SECONDS = env.int("FAIRDEAL_MIN_BOT_FILL_SECONDS", default
 FAIRDEAL_RATING_MIN_GAMES = env.int("FAIRDEAL_RATING_MIN_GAMES", default=10)
 FAIRDEAL_RATING_MAX_SIGMA = env.float("FAIRDEAL_RATING_MAX_SIGMA", default=6.5)
 FAIRDEAL_LEADERBOARD_ACTIVE_DAYS = env.int("FAIRDEAL_LEADERBOARD_ACTIVE_DAYS", default=90)
+# ...and until they have met this many distinct established opponents (at most
+# leaderboard.models.OPPONENTS_KEPT, 20): throwaway accounts never make a rating.
+FAIRDEAL_RATING_MIN_OPPONENTS = env.int("FAIRDEAL_RATING_MIN_OPPONENTS", default=5)
+# An account plays rated once its address is verified and it is this many days old
+# (accounts/rated_play.py; docs/ratings.md says why).
+FAIRDEAL_RATED_MIN_ACCOUNT_DAYS = env.int("FAIRDEAL_RATED_MIN_ACCOUNT_DAYS", default=3)
 # `manage.py rating_pairs_report` shows pairs of players with at least this many rated
 # tables together, one of whom finished ahead of the other at this share of them or more.
 FAIRDEAL_RATING_PAIR_MIN_TABLES = env.int("FAIRDEAL_RATING_PAIR_MIN_TABLES", default=10)

@@ -105,14 +105,10 @@ def with_standing(ratings: QuerySet[Rating], now: datetime) -> QuerySet[Rating]:
     )
 
 
-MIN_OPPONENTS = 5  # settings.FAIRDEAL_RATING_MIN_OPPONENTS, unless set
-
-
 def min_opponents() -> int:
     """The distinct established opponents a listed player has met at least (at most the
     :data:`~leaderboard.models.OPPONENTS_KEPT` that the ratings keep count of)."""
-    wanted = getattr(settings, "FAIRDEAL_RATING_MIN_OPPONENTS", MIN_OPPONENTS)
-    return min(int(wanted), OPPONENTS_KEPT)
+    return min(settings.FAIRDEAL_RATING_MIN_OPPONENTS, OPPONENTS_KEPT)
 
 
 def is_provisional(games: int, sigma: float, opponents: int) -> bool:
