@@ -34,8 +34,8 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck
 from schemathesis import Case, CheckContext, GenerationMode, Response
+from schemathesis.checks import positive_data_acceptance
 from schemathesis.errors import FailureGroup
-from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from config.wsgi import application
 from games import services
