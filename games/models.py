@@ -80,6 +80,17 @@ class Table(models.Model):
     seating = models.JSONField(default=list, blank=True, editable=False)
     log_tail = models.JSONField(default=list, blank=True, editable=False)
     receipts = models.JSONField(default=list, blank=True, editable=False)
+    # A private table is not in the lobby, and only its players and those invited see it
+    # (games.invitations). ``invite_token``: the secret of its invitation link, "" when the
+    # host has revoked it; compared in constant time, shown to the host alone.
+    private = models.BooleanField(default=False)
+    invite_token = models.CharField(max_length=64, blank=True, editable=False)
+    # A rematch: the finished table it plays again, and when the offer lapses unless every
+    # player has accepted (then the table is cancelled as expired).
+    rematch_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="rematches"
+    )
+    rematch_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -98,6 +109,12 @@ class Table(models.Model):
                 fields=["bot_fill_at"],
                 name="table_open_bot_fill",
                 condition=Q(status="open", bot_fill_at__isnull=False),
+            ),
+            # The rematches whose offer lapses next (games.invitations.lapse_rematches).
+            models.Index(
+                fields=["rematch_until"],
+                name="table_rematch_due",
+                condition=Q(status="open", rematch_until__isnull=False),
             ),
             # The ratings take a game's rated tables in the order they finished.
             models.Index(
@@ -268,6 +285,37 @@ class Seated:
         if self.username is not None:
             return self.username
         return f"bot {self.number}" if self.is_bot else None
+
+
+class Invitation(models.Model):
+    """A player the host of a private table invited by name, or a player of a finished
+    table asked to play it again (the rematch's seat kept for them): mailed once
+    (``mailed_at``, claimed by a conditional update), and declined at most once."""
+
+    # No index of their own: invitation_once (table, user) and invitation_of_user serve.
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="invitations", db_index=False
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="invitations",
+        db_index=False,
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    mailed_at = models.DateTimeField(null=True, blank=True)
+    declined_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "user"], name="invitation_once"),
+        ]
+        # The player's own invitations ("my tables"): by user first.
+        indexes = [models.Index(fields=["user", "table"], name="invitation_of_user")]
+
+    def __str__(self) -> str:
+        return f"invitation of user {self.user_id} to table {self.table_id}"
 
 
 class Move(models.Model):
