@@ -6,6 +6,8 @@ the link we sent there (:class:`EmailVerification`).
 
 from __future__ import annotations
 
+import math
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -13,22 +15,50 @@ from django.db import models
 
 
 class MailPreferences(models.Model):
-    """Which mail a player gets; every kind is on until the player turns it off.
+    """Which mail a player gets, and when: every kind is on until the player turns it off.
 
-    A row is made the first time it is needed: a player without one gets everything.
+    A row is made the first time it is needed: a player without one gets the defaults.
+    Turn mail comes one mail a turn (``your_turn``), once a day as a digest of every
+    table waiting on the player (``digest``, at ``digest_hour`` in ``time_zone``), or
+    both; reminders come 24 hours before a deadline, an hour before, both or never.
     """
 
-    KINDS = ("your_turn", "reminder", "game_over")
+    class Reminders(models.TextChoices):
+        NONE = "none", "no reminders"
+        DAY = "24h", "24 hours before a deadline"
+        HOUR = "1h", "1 hour before a deadline"
+        BOTH = "both", "24 hours and 1 hour before a deadline"
+
+    # The kinds of mail a player may turn off, each by its own unsubscribe link.
+    KINDS = ("your_turn", "digest", "reminders", "game_over")
+    DIGEST_HOURS = range(24)
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="mail_preferences"
     )
     your_turn = models.BooleanField(default=True)
-    reminder = models.BooleanField(default=True)
+    digest = models.BooleanField(default=False)
+    reminders = models.CharField(max_length=4, choices=Reminders.choices, default=Reminders.BOTH)
     game_over = models.BooleanField(default=True)
+    # An IANA name (accounts.mail_preferences.TIME_ZONES), for the digest's hour and the
+    # times written in mail.
+    time_zone = models.CharField(max_length=64, default="UTC")
+    digest_hour = models.PositiveSmallIntegerField(default=8)
+    # When the next digest is due, in UTC: set while the digest is on, moved a day on
+    # by whoever sends it (the claim), so the beat's query is one range on an index.
+    digest_due_at = models.DateTimeField(null=True, blank=True, db_index=True, editable=False)
 
     class Meta:
         verbose_name_plural = "mail preferences"
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(digest_hour__lt=24), name="digest_hour_of_a_day"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(reminders__in=["none", "24h", "1h", "both"]),
+                name="reminders_known",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"mail preferences of user {self.user_id}"
@@ -38,8 +68,18 @@ class MailPreferences(models.Model):
         preferences, _ = cls.objects.get_or_create(user=user)
         return preferences
 
-    def as_json(self) -> dict[str, bool]:
-        return {kind: getattr(self, kind) for kind in self.KINDS}
+    def takes(self, kind: str) -> bool:
+        """Whether this kind of mail (one of :data:`KINDS`) is on."""
+        if kind == "reminders":
+            return self.reminders != self.Reminders.NONE
+        return bool(getattr(self, kind))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            **{kind: getattr(self, kind) for kind in self.KINDS},
+            "time_zone": self.time_zone,
+            "digest_hour": self.digest_hour,
+        }
 
 
 class Profile(models.Model):
@@ -102,7 +142,8 @@ def email_verified(user: Any) -> bool:
 
 
 def wants_mail(user: Any, kind: str) -> bool:
-    """Whether ``user`` takes mail of ``kind``: a verified address, and the kind not turned off.
+    """Whether ``user`` takes mail of ``kind`` (one of ``MailPreferences.KINDS``): a
+    verified address, and the kind not turned off.
 
     Makes no preferences row.
     """
@@ -111,5 +152,82 @@ def wants_mail(user: Any, kind: str) -> bool:
     try:
         preferences = user.mail_preferences
     except MailPreferences.DoesNotExist:
-        return True
-    return bool(getattr(preferences, kind))
+        preferences = MailPreferences()
+    return preferences.takes(kind)
+
+
+class Holiday(models.Model):
+    """A player's holiday: while it lasts, the deadline of every table waiting on them
+    stands still (``games.holidays``; docs/deadlines.md).
+
+    ``next_at`` is the next moment a table must take its time up again (the end of
+    the holiday, or earlier where a rated table waits less long: ``rated_until``);
+    None once the holiday is over. The sweep finds the holidays due through its
+    partial index, so a holiday in progress costs nothing until then.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="holidays", db_index=False
+    )
+    days = models.PositiveSmallIntegerField()
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    # Where a rated table stops waiting, if before ``ends_at`` (FAIRDEAL_HOLIDAY_RATED_DAYS).
+    rated_until = models.DateTimeField(null=True, blank=True)
+    next_at = models.DateTimeField(null=True, blank=True)
+    # When it ended: ``ends_at``, or earlier when the player came back early.
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["user", "starts_at"], name="holiday_user_start"),
+            models.Index(
+                fields=["next_at"], name="holiday_next", condition=models.Q(next_at__isnull=False)
+            ),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user"],
+                condition=models.Q(ended_at__isnull=True),
+                name="one_holiday_at_a_time",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(ends_at__gt=models.F("starts_at")), name="holiday_ends_after"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"holiday of user {self.user_id} from {self.starts_at:%Y-%m-%d}"
+
+    def days_taken(self) -> int:
+        """The days this holiday costs of the allowance: those booked while it lasts, and
+        once over, the days it lasted, a day begun counted whole."""
+        if self.ended_at is None:
+            return self.days
+        lasted = (self.ended_at - self.starts_at).total_seconds()
+        return min(self.days, max(1, math.ceil(lasted / 86400)))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "days": self.days,
+            "started_at": self.starts_at.isoformat(),
+            "ends_at": self.ends_at.isoformat(),
+            "rated_until": self.rated_until.isoformat() if self.rated_until else None,
+        }
+
+
+HOLIDAY_YEAR = timedelta(days=365)
+
+
+def holiday_days_left(user: Any, now: datetime) -> int:
+    """The holiday days ``user`` may still take: the allowance (FAIRDEAL_HOLIDAY_DAYS) less
+    the days taken by the holidays begun in the last 365 days."""
+    taken = sum(
+        holiday.days_taken()
+        for holiday in Holiday.objects.filter(user=user, starts_at__gt=now - HOLIDAY_YEAR)
+    )
+    return max(0, settings.FAIRDEAL_HOLIDAY_DAYS - taken)
+
+
+def holiday_in_progress(user: Any) -> Holiday | None:
+    return Holiday.objects.filter(user=user, ended_at__isnull=True).first()
