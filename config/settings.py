@@ -373,6 +373,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = FAIRDEAL_MAX_BODY_BYTES
 # Per-move deadlines, in seconds: from a minute (configurable for tests) to a week.
 FAIRDEAL_MIN_DEADLINE_SECONDS = env.int("FAIRDEAL_MIN_DEADLINE_SECONDS", default=60)
 FAIRDEAL_MAX_DEADLINE_SECONDS = env.int("FAIRDEAL_MAX_DEADLINE_SECONDS", default=7 * 24 * 3600)
+# Holidays (docs/deadlines.md): the days a player may take in any 365, how soon a deadline
+# may be due and still be saved by a holiday starting now (an hour), and the most days a
+# rated table waits for a player on holiday before its deadline runs again.
+FAIRDEAL_HOLIDAY_DAYS = env.int("FAIRDEAL_HOLIDAY_DAYS", default=30)
+FAIRDEAL_HOLIDAY_NOTICE_SECONDS = env.int("FAIRDEAL_HOLIDAY_NOTICE_SECONDS", default=3600)
+FAIRDEAL_HOLIDAY_RATED_DAYS = env.int("FAIRDEAL_HOLIDAY_RATED_DAYS", default=14)
 # A reminder mail goes out when this share of a move's time is left.
 FAIRDEAL_REMINDER_SHARE = env.float("FAIRDEAL_REMINDER_SHARE", default=0.25)
 # "Your turn" goes out this long after the turn began, if it is still the player's turn:

@@ -16,7 +16,7 @@ proves them equal to the rows they come from.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -50,6 +50,9 @@ class Table(models.Model):
     options = models.JSONField(default=dict)
     seat_count = models.PositiveSmallIntegerField()
     deadline_seconds = models.PositiveIntegerField()
+    # Each seat's reserve of time at the start, in seconds (0: none): a move made after
+    # its own deadline draws the overrun from its seat's reserve (docs/deadlines.md).
+    reserve_seconds = models.PositiveIntegerField(default=0)
     rated = models.BooleanField(default=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tables_created"
@@ -196,6 +199,12 @@ class Seat(models.Model):
     joined_at = models.DateTimeField(null=True, blank=True)
     # Set while the seat owes an action: when it is due.
     deadline_at = models.DateTimeField(null=True, blank=True)
+    # While its player is on holiday (games.holidays): until when the table waits, and,
+    # while the seat owes, the time it had left, held in place of its deadline.
+    away_until = models.DateTimeField(null=True, blank=True)
+    held = models.DurationField(null=True, blank=True)
+    # At a table with a reserve of time: what is left of this seat's (Table.reserve_seconds).
+    reserve = models.DurationField(null=True, blank=True)
 
     class Meta:
         ordering = ["table", "number"]
@@ -237,6 +246,26 @@ class Seated:
     is_bot: bool
     bot_level: str
     deadline_at: datetime | None
+    # Its player's holiday (Seat.away_until, Seat.held): shown only while there is one.
+    away_until: datetime | None = None
+    held: timedelta | None = None
+    # At a table with a reserve of time, what is left of the seat's (Seat.reserve).
+    reserve: timedelta | None = None
+
+    @property
+    def due(self) -> datetime | None:
+        """When the seat's action is due: its deadline, or for a seat held by a holiday,
+        the holiday's end for this table plus the time it had left; and past either, what
+        is left of its reserve of time."""
+        spare = self.reserve or timedelta(0)
+        if self.deadline_at is not None:
+            return self.deadline_at + spare
+        if self.held is not None and self.away_until is not None:
+            return self.away_until + self.held + spare
+        return None
+
+    def on_holiday(self, now: datetime) -> bool:
+        return self.away_until is not None and self.away_until > now
 
     @classmethod
     def of(cls, seat: Seat) -> Seated:
@@ -249,6 +278,9 @@ class Seated:
             is_bot=seat.is_bot,
             bot_level=seat.bot_level,
             deadline_at=seat.deadline_at,
+            away_until=seat.away_until,
+            held=seat.held,
+            reserve=seat.reserve,
         )
 
     @classmethod
@@ -262,6 +294,9 @@ class Seated:
             is_bot=data["bot"],
             bot_level=data["level"],
             deadline_at=datetime.fromisoformat(due) if due is not None else None,
+            away_until=datetime.fromisoformat(data["away_until"]) if "away_until" in data else None,
+            held=timedelta(seconds=data["held"]) if "held" in data else None,
+            reserve=timedelta(seconds=data["reserve"]) if "reserve" in data else None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -273,6 +308,10 @@ class Seated:
             "bot": self.is_bot,
             "level": self.bot_level,
             "deadline": self.deadline_at.isoformat() if self.deadline_at is not None else None,
+            # Only while there is a holiday: the rows of every other seat stay as they were.
+            **({"away_until": self.away_until.isoformat()} if self.away_until else {}),
+            **({"held": self.held.total_seconds()} if self.held is not None else {}),
+            **({"reserve": self.reserve.total_seconds()} if self.reserve is not None else {}),
         }
 
     @property
