@@ -81,18 +81,26 @@ class MailPreferences(models.Model):
 
 
 class Profile(models.Model):
-    """What a player shows of themselves beyond their name and games: for now, whether
-    they are on the leaderboards (docs/ratings.md).
+    """What a player shows of themselves beyond their name, and how they play: whether
+    they are on the leaderboards (docs/ratings.md), whether strangers may watch their
+    games and find them in the archive, and whether a forced move is played for them.
 
     A row is made the first time the player changes something: a player without
-    one is on the leaderboards. Off them, a player is still rated, and their
-    ratings still show on their own public page, without a rank.
+    one is on the leaderboards, has public games and plays every move themselves.
+    Off the leaderboards, a player is still rated, and their ratings still show on
+    their own public page, without a rank.
     """
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
     )
     on_leaderboards = models.BooleanField(default=True)
+    # Off: the player's games are kept out of the archive and the list of games to watch,
+    # and only their players see those tables (games.selectors.watchable).
+    games_public = models.BooleanField(default=True)
+    # On: when the player's only legal action is forced (games.rules: ``forced_action``),
+    # it is played for them at once (games.services; docs/engine.md).
+    auto_play = models.BooleanField(default=False)
 
     def __str__(self) -> str:
         return f"profile of user {self.user_id}"

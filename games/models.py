@@ -125,6 +125,18 @@ class Table(models.Model):
                 name="table_rated_finished",
                 condition=Q(status="finished", rated=True),
             ),
+            # The archive, newest first, and the games being played that anyone may watch,
+            # newest started first (games.selectors.public_games).
+            models.Index(
+                fields=["finished_at", "id"],
+                name="table_archive",
+                condition=Q(status="finished", private=False),
+            ),
+            models.Index(
+                fields=["started_at", "id"],
+                name="table_watch",
+                condition=Q(status="playing", private=False),
+            ),
         ]
         constraints = [
             models.CheckConstraint(
@@ -373,6 +385,8 @@ class Move(models.Model):
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     action = models.JSONField(null=True, blank=True)
     events = models.JSONField(default=list)
+    # Played for its seat, the seat's one legal action and forced (accounts.Profile.auto_play).
+    automatic = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -395,12 +409,15 @@ class Move(models.Model):
 
     def entry(self) -> dict[str, Any]:
         """The move as the tail of its table's log shows it (``Table.log_tail``)."""
-        return {
+        entry = {
             "seq": self.seq,
             "seat": self.seat,
             "at": self.created_at.isoformat(),
             "events": self.events,
         }
+        if self.automatic:  # only then: the tails written before it was kept stay equal
+            entry["auto"] = True
+        return entry
 
 
 class Notice(models.Model):
