@@ -6,6 +6,8 @@ the link we sent there (:class:`EmailVerification`).
 
 from __future__ import annotations
 
+import math
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -160,3 +162,91 @@ def wants_mail(user: Any, kind: str) -> bool:
     except MailPreferences.DoesNotExist:
         preferences = MailPreferences()
     return preferences.takes(kind)
+
+
+class Holiday(models.Model):
+    """A player's holiday: while it lasts, the deadline of every table waiting on them
+    stands still (``games.holidays``; docs/deadlines.md).
+
+    ``next_at`` is the next moment a table must take its time up again (the end of
+    the holiday, or earlier where a rated table waits less long: ``rated_until``);
+    None once the holiday is over. The sweep finds the holidays due through its
+    partial index, so a holiday in progress costs nothing until then.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="holidays", db_index=False
+    )
+    days = models.PositiveSmallIntegerField()
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    # Where a rated table stops waiting, if before ``ends_at`` (FAIRDEAL_HOLIDAY_RATED_DAYS).
+    rated_until = models.DateTimeField(null=True, blank=True)
+    next_at = models.DateTimeField(null=True, blank=True)
+    # When it ended: ``ends_at``, or earlier when the player came back early.
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["user", "starts_at"], name="holiday_user_start"),
+            models.Index(
+                fields=["next_at"], name="holiday_next", condition=models.Q(next_at__isnull=False)
+            ),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user"],
+                condition=models.Q(ended_at__isnull=True),
+                name="one_holiday_at_a_time",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(ends_at__gt=models.F("starts_at")), name="holiday_ends_after"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"holiday of user {self.user_id} from {self.starts_at:%Y-%m-%d}"
+
+    def days_taken(self) -> int:
+        """The days this holiday costs of the allowance: those booked while it lasts, and
+        once over, the days it lasted, a day begun counted whole."""
+        if self.ended_at is None:
+            return self.days
+        lasted = (self.ended_at - self.starts_at).total_seconds()
+        return min(self.days, max(1, math.ceil(lasted / 86400)))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "days": self.days,
+            "started_at": self.starts_at.isoformat(),
+            "ends_at": self.ends_at.isoformat(),
+            "rated_until": self.rated_until.isoformat() if self.rated_until else None,
+        }
+
+
+HOLIDAY_YEAR = timedelta(days=365)
+
+
+def holiday_days_left(user: Any, now: datetime) -> int:
+    """The holiday days ``user`` may still take: the allowance (FAIRDEAL_HOLIDAY_DAYS) less
+    the days taken by the holidays begun in the last 365 days."""
+    taken = sum(
+        holiday.days_taken()
+        for holiday in Holiday.objects.filter(user=user, starts_at__gt=now - HOLIDAY_YEAR)
+    )
+    return max(0, settings.FAIRDEAL_HOLIDAY_DAYS - taken)
+
+
+def holiday_in_progress(user: Any) -> Holiday | None:
+    return Holiday.objects.filter(user=user, ended_at__isnull=True).first()
+
+
+def holidays_json(user: Any, now: datetime) -> dict[str, Any]:
+    """What ``GET /api/accounts/me/`` shows of ``user``'s holidays: the allowance, the days
+    left, the holiday in progress (or null)."""
+    holiday = holiday_in_progress(user)
+    return {
+        "allowance": settings.FAIRDEAL_HOLIDAY_DAYS,
+        "days_left": holiday_days_left(user, now),
+        "current": holiday.as_json() if holiday is not None else None,
+    }

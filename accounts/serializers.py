@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
+from accounts.holiday_serializers import HolidaysSerializer
 from accounts.names import (
     USERNAME,
     USERNAME_RULE,
@@ -173,6 +174,9 @@ class MeSerializer(serializers.Serializer):
     mail = MailPreferencesSerializer()
     on_leaderboards = serializers.BooleanField(
         help_text="whether the leaderboards list me; off them I am still rated (docs/ratings.md)"
+    )
+    holiday = HolidaysSerializer(
+        read_only=True, help_text="the days of holiday left, and the holiday in progress"
     )
 
 

@@ -5,6 +5,7 @@ from typing import Any
 from django.contrib.auth import logout, update_session_auth_hash
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -13,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import MailPreferences, email_verified, on_leaderboards
+from accounts.models import MailPreferences, email_verified, holidays_json, on_leaderboards
 from accounts.serializers import (
     AccountSerializer,
     MeSerializer,
@@ -214,6 +215,7 @@ class MeView(APIView):
                 "email_verified": email_verified(user),
                 "mail": preferences.as_json(),
                 "on_leaderboards": on_leaderboards(user),
+                "holiday": holidays_json(user, timezone.now()),
             }
         )
 

@@ -276,6 +276,16 @@ class Seated:
             return self.away_until + self.held + spare
         return None
 
+    def overrun(self, now: datetime) -> timedelta:
+        """How far past the deadline of its move (not counting its reserve) ``now`` is."""
+        if self.deadline_at is not None:
+            due = self.deadline_at
+        elif self.held is not None and self.away_until is not None:
+            due = self.away_until + self.held
+        else:
+            return timedelta(0)
+        return max(timedelta(0), now - due)
+
     def on_holiday(self, now: datetime) -> bool:
         return self.away_until is not None and self.away_until > now
 

@@ -10,6 +10,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -32,6 +33,11 @@ MY_CANCELLED = 20  # the caller's cancelled tables listed beside their own, newe
 def iso(value: Any) -> str | None:
     """A datetime as ISO 8601 text, or None."""
     return value.isoformat() if value is not None else None
+
+
+def seconds(value: timedelta | None) -> float | None:
+    """A duration in seconds, or None."""
+    return value.total_seconds() if value is not None else None
 
 
 def seats_of(table: Table) -> list[Seated]:
@@ -59,6 +65,9 @@ def _seats(table: Table, counts: list[int] | None, totals: list[int] | None) -> 
             "cards": counts[seat.number] if counts is not None else None,
             "total": totals[seat.number] if totals is not None else None,
             "deadline": iso(seat.deadline_at),
+            "away_until": iso(seat.away_until),
+            "held": seconds(seat.held),
+            "reserve": seconds(seat.reserve),
         }
         for seat in seats_of(table)
     ]
@@ -157,6 +166,7 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         "version": table.version,
         "seat_count": table.seat_count,
         "deadline_seconds": table.deadline_seconds,
+        "reserve_seconds": table.reserve_seconds,
         "rated": table.rated,
         "options": table.options,
         "bot_fill": _bot_fill(table),

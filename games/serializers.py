@@ -246,6 +246,19 @@ class SeatViewSerializer(serializers.Serializer):
     deadline = serializers.DateTimeField(
         allow_null=True, help_text="when this seat's owed action is due; null if it owes none"
     )
+    away_until = serializers.DateTimeField(
+        allow_null=True,
+        help_text="its player is on holiday until then: the table waits; null if not",
+    )
+    held = serializers.FloatField(
+        allow_null=True,
+        help_text="while its player is on holiday, the seconds it had left of the move it owes,"
+        " standing still (its deadline is then null)",
+    )
+    reserve = serializers.FloatField(
+        allow_null=True,
+        help_text="seconds left of its reserve of time; null at a table without one",
+    )
 
 
 class YouSerializer(serializers.Serializer):
@@ -308,6 +321,9 @@ class TableViewSerializer(serializers.Serializer):
     version = serializers.IntegerField(help_text="post it back with your move")
     seat_count = serializers.IntegerField()
     deadline_seconds = serializers.IntegerField()
+    reserve_seconds = serializers.IntegerField(
+        help_text="each seat's reserve of time at the start, in seconds; 0 for none"
+    )
     rated = serializers.BooleanField()
     options = serializers.DictField()
     bot_fill = BotFillViewSerializer(

@@ -23,7 +23,7 @@ from accounts.rated_play import check_rated_play
 from config.errors import ServiceError
 from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, receipts_of, seed_for
-from games import notifications, outbox, selectors
+from games import holidays, notifications, outbox, selectors
 from games.catalogue import find_game, find_ruleset
 from games.models import CANCELLED, EXPIRED, Heartbeat, Move, OutboxItem, Seat, Seated, Table
 from games.rules import Event, GameState
@@ -216,29 +216,38 @@ def _derive(
 
     Each seat that owes an action has its own deadline: a seat that newly owes
     one, or that has just acted and owes another, gets the table's full time
-    from now; a seat that still owes what it owed keeps the deadline it had.
-    The table's ``deadline_at`` is the earliest of them, for the sweep's index.
-    Returns the seats whose deadline changed (for the caller to write to their
-    rows) and the outbox kinds this write asks for (beside the mail).
+    from now (held whole instead while its player is on holiday: games.holidays);
+    a seat that still owes what it owed keeps the deadline (or held time) it had.
+    A seat that acted after its deadline pays the overrun from its reserve of time.
+    The table's ``deadline_at`` is the earliest of them with its seat's reserve
+    left, for the sweep's index. Returns the seats whose deadline (or reserve)
+    changed, for the caller to write to their rows, and the outbox kinds this
+    write asks for (beside the mail).
     """
     table.state = state.to_json()
     selectors.keep_state(table, state)
     owing = set() if state.is_over else set(state.to_act)
     already = set(table.to_act) - ({acted} if acted is not None else set())
     table.to_act = sorted(owing)
-    fresh = now + timedelta(seconds=table.deadline_seconds)
+    whole = timedelta(seconds=table.deadline_seconds)
     seats, changed = [], []
     for seat in seats_of(table):
-        due = None
+        due, held, reserve = None, None, seat.reserve
+        if seat.number == acted and reserve is not None:
+            reserve = max(timedelta(0), reserve - seat.overrun(now))
         if seat.number in owing and not seat.is_bot:  # a bot never times out
-            due = seat.deadline_at if seat.number in already and seat.deadline_at else fresh
-        if due != seat.deadline_at:
-            seat = replace(seat, deadline_at=due)
+            if seat.number in already and (seat.deadline_at or seat.held is not None):
+                due, held = seat.deadline_at, seat.held
+            elif seat.on_holiday(now):
+                held = whole
+            else:
+                due = now + whole
+        if (due, held, reserve) != (seat.deadline_at, seat.held, seat.reserve):
+            seat = replace(seat, deadline_at=due, held=held, reserve=reserve)
             changed.append(seat)
         seats.append(seat)
     table.seating = [seat.to_json() for seat in seats]
-    dues = [seat.deadline_at for seat in seats if seat.deadline_at is not None]
-    table.deadline_at = min(dues) if dues else None
+    table.deadline_at = holidays.earliest(seats)
     kinds = []
     if state.is_over:
         table.status = Table.Status.FINISHED
@@ -268,12 +277,13 @@ def _write_deadlines(seats: list[Seated]) -> None:
     """Write the deadlines of ``seats`` (as their tables' rows show them) to their rows:
     an update for each deadline, of every seat it is now. There are at most two: the
     seats that no longer owe (none), and those that newly owe (the same fresh deadline,
-    however many tables a sweep ends)."""
-    by_due: dict[datetime | None, list[int]] = {}
+    however many tables a sweep ends); more where seats are held by a holiday or have
+    reserves of time left."""
+    by_due: dict[tuple[datetime | None, timedelta | None, timedelta | None], list[int]] = {}
     for seat in seats:
-        by_due.setdefault(seat.deadline_at, []).append(seat.pk)
-    for due, pks in by_due.items():
-        Seat.objects.filter(pk__in=pks).update(deadline_at=due)
+        by_due.setdefault((seat.deadline_at, seat.held, seat.reserve), []).append(seat.pk)
+    for (due, held, reserve), pks in by_due.items():
+        Seat.objects.filter(pk__in=pks).update(deadline_at=due, held=held, reserve=reserve)
 
 
 # -- creating and joining -----------------------------------------------------
@@ -525,6 +535,23 @@ def table_contribute(*, table_id: int, user: AbstractBaseUser, entropy: Any) -> 
     return add_contribution(table=table, seat=seat, entropy=entropy)
 
 
+def _seat_for_the_deal(table: Table, now: datetime) -> None:
+    """At the deal, on the seats' rows and as the table's row shows them: each person's
+    seat gets the table's reserve of time, and a player on holiday is away, so that a
+    seat owing from the deal is held (games.holidays)."""
+    reserve = timedelta(seconds=table.reserve_seconds) if table.reserve_seconds else None
+    seats = [
+        seat if seat.is_bot else replace(seat, reserve=reserve)
+        for seat in holidays.away_seats(table, now)
+    ]
+    table.seating = [seat.to_json() for seat in seats]
+    if reserve is not None:
+        Seat.objects.filter(table=table, is_bot=False).update(reserve=reserve)
+    for seat in seats:
+        if seat.away_until is not None:
+            Seat.objects.filter(pk=seat.pk).update(away_until=seat.away_until)
+
+
 def _start(table: Table) -> None:
     table.game_seed = seed_for(table)
     ruleset = find_ruleset(table.game, table.ruleset_version)
@@ -532,6 +559,7 @@ def _start(table: Table) -> None:
     now = timezone.now()
     table.status = Table.Status.PLAYING
     table.started_at = now
+    _seat_for_the_deal(table, now)
     work = _store(table, state, now)
     _log([Move(table=table, seq=0, kind=Move.Kind.START, events=_events_json(events))])
     table.save()
@@ -714,10 +742,22 @@ _ENDING_FIELDS = [
 
 
 def _late_seat(table: Table, seats: list[Seated], now: datetime) -> Seated | None:
-    """The owing seat whose deadline passed first (then the lowest number), or None."""
+    """The owing seat whose time ran out first (then the lowest number), or None: its
+    deadline passed and its reserve spent, or its holiday's wait over and the time it
+    had held spent since (a held seat the sweep has not taken up yet counts as taken up)."""
     owing = set(table.to_act)
-    late = [s for s in seats if s.number in owing and s.deadline_at and s.deadline_at <= now]
-    return min(late, key=lambda seat: (seat.deadline_at, seat.number), default=None)
+    late = [s for s in seats if s.number in owing and s.due is not None and s.due <= now]
+    return min(late, key=lambda seat: (seat.due, seat.number), default=None)
+
+
+def _may_be_late(table: Table, now: datetime) -> bool:
+    """Whether a seat of the playing ``table`` may have run out of time: its earliest
+    deadline passed, or a seat held by a holiday (whose wait may be over)."""
+    if table.status != Table.Status.PLAYING:
+        return False
+    if table.deadline_at is not None and table.deadline_at <= now:
+        return True
+    return any("held" in seat for seat in table.seating)
 
 
 def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
@@ -729,13 +769,7 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
     deadlines, the tables and the outbox items (the seats are read from the tables'
     rows). Returns the tables ended here.
     """
-    due = [
-        table
-        for table in tables
-        if table.status == Table.Status.PLAYING
-        and table.deadline_at is not None
-        and table.deadline_at <= now
-    ]
+    due = [table for table in tables if _may_be_late(table, now)]
     if not due:
         return []
     # Lateness is judged at ``now``; the tables end when this actually runs (one time for
@@ -750,9 +784,9 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
         seats = seats_of(table)
         late = _late_seat(table, seats, now)
         if late is None:  # the cached earliest deadline is out of date: mend it
-            dues = [seat.deadline_at for seat in seats if seat.deadline_at is not None]
-            table.deadline_at = min(dues, default=None)
-            mended.append(table)
+            if table.deadline_at != holidays.earliest(seats):
+                table.deadline_at = holidays.earliest(seats)
+                mended.append(table)
             continue
         state = load_state(table)
         events = state.forfeit(late.number, TIMEOUT)
@@ -898,6 +932,9 @@ def sweep_deadlines(*, now: datetime | None = None, batch: int = SWEEP_BATCH) ->
     Returns the ids of the tables ended here.
     """
     now = now or timezone.now()
+    # The tables no longer waiting for a player on holiday first: their deadlines run
+    # again (some may have passed already, and are ended below).
+    holidays.resume_due(now=now)
     ended: list[int] = []
     while True:
         with transaction.atomic():

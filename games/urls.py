@@ -2,6 +2,7 @@ from django.urls import path
 
 from games import (
     converters,  # noqa: F401 (the <row:...> converter)
+    holiday_views,
     views,
 )
 
@@ -13,4 +14,6 @@ urlpatterns = [
     path("tables/<row:table_id>/moves/", views.MoveView.as_view(), name="table-moves"),
     path("tables/<row:table_id>/resign/", views.ResignView.as_view(), name="table-resign"),
     path("tables/<row:table_id>/cancel/", views.CancelView.as_view(), name="table-cancel"),
+    # Under /api/accounts/me/ with the account's other settings, here because it holds tables.
+    path("accounts/me/holiday/", holiday_views.HolidayView.as_view(), name="me-holiday"),
 ]
