@@ -37,10 +37,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from config.errors import ServiceError
-from games import selectors, services
+from games import archive, privacy, selectors, services
 from games.catalogue import find_game, find_ruleset
 from games.forms import deadline_words
-from games.models import Table
+from games.models import Seated, Table
 from games.pages import options_in_words, player_url
 from games.rules import RulesError
 from games.rules.base import FINISHED, ordinal
@@ -164,10 +164,22 @@ def etag_of(table_id: int, version: int, status: str, seated: int) -> str:
 MOST_BACKS = 12
 
 
+def _time_words(seat: Seated) -> dict[str, Any]:
+    """A seat's holiday and reserve of time as the page says them (docs/deadlines.md)."""
+    return {
+        "away_until": seat.away_until,
+        "held_words": deadline_words(seat.held.total_seconds()) if seat.held else None,
+        "reserve_words": (
+            deadline_words(seat.reserve.total_seconds()) if seat.reserve is not None else None
+        ),
+    }
+
+
 def _seat_rows(
     table: Table, view: Mapping[str, Any], you: int | None, names: Callable[[int], str]
 ) -> list[dict[str, Any]]:
-    due = {seat.number: seat.deadline_at for seat in selectors.seats_of(table)}
+    shown = {seat.number: seat for seat in selectors.seats_of(table)}
+    due = {number: seat.deadline_at for number, seat in shown.items()}
     to_act = set(view["to_act"])
     result = view.get("result") or {}
     places = result.get("places") or []
@@ -183,6 +195,7 @@ def _seat_rows(
             "dealer": board.get("dealer") == seat["seat"],
             "place": places[seat["seat"]] if seat["seat"] < len(places) else None,
             "deadline_at": due.get(seat["seat"]) if seat["seat"] in to_act else None,
+            **_time_words(shown[seat["seat"]]),
         }
         for seat in view["seats"]
     ]

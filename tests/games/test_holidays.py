@@ -328,3 +328,22 @@ def test_two_sweeps_and_an_early_return_take_a_holiday_up_once() -> None:
             # From the holiday's end, whoever took it up: the return came after it.
             assert datetime.fromisoformat(seat["deadline"]) == start + DAY + timedelta(hours=2)
     assert Seat.objects.filter(held__isnull=False).count() == 0
+
+
+@pytest.mark.django_db
+def test_the_table_page_says_who_is_on_holiday_until_when_to_everybody_there() -> None:
+    from django.test import Client
+
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob, deadline=86400)
+    away = owing_user(table)
+    start = timezone.now()
+    set_deadline(table, start + timedelta(hours=5))
+    holidays.holiday_start(user=away, days=3, now=start)
+    for viewer in (alice, bob):
+        client = Client()
+        client.force_login(viewer)
+        page = client.get(f"/tables/{table.pk}/").content.decode()
+        assert "On holiday until" in page
+        assert (start + 3 * DAY).isoformat()[:19] in page
+        assert "the clock stands at 5 hours left" in page
