@@ -37,7 +37,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from config.errors import ServiceError
-from games import archive, privacy, selectors, services
+from games import selectors, services
 from games.catalogue import find_game, find_ruleset
 from games.forms import deadline_words
 from games.models import Seated, Table
