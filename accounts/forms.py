@@ -18,6 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.views.decorators.debug import sensitive_variables
 
+from accounts.mail_preferences import time_zones
 from accounts.models import MailPreferences, Profile
 from accounts.names import USERNAME_RULE, is_valid_username, normalize_email, normalize_username
 from accounts.password_reset import password_reset_request
@@ -138,13 +139,45 @@ class CheckboxesForm(forms.ModelForm):
 
 
 class MailPreferencesForm(CheckboxesForm):
+    """Which mail, and when; saved by ``accounts.mail_preferences.mail_preferences_update``
+    (the API's own service), so the digest's next hour follows."""
+
+    CHECKS = ("your_turn", "digest", "game_over")
+
+    time_zone = forms.ChoiceField(
+        label="My time zone",
+        choices=[(name, name) for name in time_zones()],
+        help_text="For the digest's hour and the times in mail.",
+    )
+    digest_hour = forms.TypedChoiceField(
+        label="The digest's hour",
+        coerce=int,
+        empty_value=None,
+        choices=[(hour, f"{hour:02d}:00") for hour in MailPreferences.DIGEST_HOURS],
+    )
+
     class Meta:
         model = MailPreferences
-        fields = MailPreferences.KINDS
+        fields = ["your_turn", "digest", "reminders", "game_over", "time_zone", "digest_hour"]
         labels = {
-            "your_turn": "Your turn: a table is waiting on me",
-            "reminder": "Reminder: a deadline of mine is near",
+            "your_turn": "Your turn: a mail for each table as it waits on me",
+            "digest": "Daily digest: one mail a day listing every table waiting on me",
+            "reminders": "Remind me before a deadline",
             "game_over": "Game over: a game of mine has ended or a table was called off",
+        }
+        widgets = {"reminders": forms.RadioSelect}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # A box unticked is not sent; a choice not sent stays as it was.
+        for name in ("reminders", "time_zone", "digest_hour"):
+            self.fields[name].required = False
+
+    def changes(self) -> dict[str, Any]:
+        return {
+            name: value
+            for name, value in self.cleaned_data.items()
+            if name in self.CHECKS or value not in ("", None)
         }
 
 

@@ -26,4 +26,5 @@ urlpatterns = [
     path("settings/token/revoke/", pages.settings_token_revoke, name="settings-token-revoke"),
     path("settings/password/", pages.settings_password, name="settings-password"),
     path("verify-email/<str:token>/", verify_email_page, name="verify-email-page"),
+    path("unsubscribe/<str:token>/", pages.unsubscribe_page, name="unsubscribe"),
 ]

@@ -27,6 +27,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods
 from redis.exceptions import RedisError
@@ -40,6 +41,12 @@ from accounts.forms import (
     ResetPasswordForm,
     ResetRequestForm,
     SignupForm,
+)
+from accounts.mail_preferences import (
+    BadUnsubscribeLink,
+    mail_preferences_update,
+    unsubscribe,
+    unsubscribe_target,
 )
 from accounts.models import MailPreferences, Profile, email_verified
 from accounts.services import (
@@ -288,11 +295,12 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 
 @post_only
 def settings_mail(request: HttpRequest) -> HttpResponse:
-    """Which mail to get: the checked kinds on, the others off (as ``PATCH /api/accounts/me/``)."""
+    """Which mail to get, and when, through the API's own service (``PATCH
+    /api/accounts/me/`` with ``mail``)."""
     form = MailPreferencesForm(request.POST, instance=MailPreferences.for_user(request.user))
     if not form.is_valid():
         return settings_response(request, mail_form=form)
-    form.save()
+    mail_preferences_update(user=request.user, changes=form.changes())
     messages.success(request, "Your mail settings are saved.")
     return redirect("settings")
 
@@ -381,3 +389,41 @@ def settings_password(request: HttpRequest) -> HttpResponse:
         "programs using it need a new one.",
     )
     return redirect("settings")
+
+
+# -- one-click unsubscribe ------------------------------------------------------------------
+
+# What each unsubscribe link turns off, in the page's words.
+MAIL_KINDS = {
+    "your_turn": "a mail for each turn waiting on you",
+    "digest": "the daily digest of the tables waiting on you",
+    "reminders": "reminders before your deadlines",
+    "game_over": "mail when a game of yours ends or a table is called off",
+}
+
+
+@csrf_exempt
+@never_cache
+@require_http_methods(["GET", "HEAD", "POST"])
+def unsubscribe_page(request: HttpRequest, token: str) -> HttpResponse:
+    """The link in every game mail (``List-Unsubscribe``, RFC 8058).
+
+    A POST turns that kind of mail off at once and answers 200, with no login and no
+    CSRF token: a mail program's one-click POST carries neither, and the signed link is
+    the proof. A GET only asks, with a button that POSTs, so that a mail scanner that
+    opens every link turns nothing off. A link we did not sign: 400, in words.
+    """
+    try:
+        if request.method == "POST":
+            account, kind = unsubscribe(token=token)
+        else:
+            account, kind = unsubscribe_target(token)
+    except BadUnsubscribeLink as error:
+        return render(request, "accounts/unsubscribe.html", {"error": error.message}, status=400)
+    context = {
+        "account": account,
+        "what": MAIL_KINDS[kind],
+        "done": request.method == "POST",
+        "token": token,
+    }
+    return render(request, "accounts/unsubscribe.html", context)

@@ -10,6 +10,8 @@ from rest_framework import serializers
 from rest_framework.settings import api_settings
 
 from accounts.holiday_serializers import HolidaysSerializer
+from accounts.mail_preferences import time_zones
+from accounts.models import MailPreferences
 from accounts.names import (
     USERNAME,
     USERNAME_RULE,
@@ -159,10 +161,37 @@ class StrictSerializer(serializers.Serializer):
         return value
 
 
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer only: DRF's own field would also take "8" or 8.0."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class MailPreferencesSerializer(StrictSerializer):
-    your_turn = StrictBooleanField(required=False)
-    reminder = StrictBooleanField(required=False)
-    game_over = StrictBooleanField(required=False)
+    your_turn = StrictBooleanField(required=False, help_text="a mail for each turn waiting on me")
+    digest = StrictBooleanField(
+        required=False,
+        help_text="one mail a day listing every table waiting on me, at digest_hour in time_zone",
+    )
+    reminders = serializers.ChoiceField(
+        choices=MailPreferences.Reminders.choices,
+        required=False,
+        help_text="when to remind me before a deadline: none, 24h, 1h or both",
+    )
+    game_over = StrictBooleanField(
+        required=False, help_text="a mail when a game of mine ends or a table is called off"
+    )
+    time_zone = serializers.ChoiceField(
+        choices=time_zones(),
+        required=False,
+        help_text="an IANA time zone name, for the digest's hour and the times in mail",
+    )
+    digest_hour = StrictIntegerField(
+        min_value=0, max_value=23, required=False, help_text="the digest's hour, 0 to 23"
+    )
 
 
 class MeSerializer(serializers.Serializer):

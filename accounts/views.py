@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.mail_preferences import mail_preferences_update
 from accounts.models import MailPreferences, email_verified, holidays_json, on_leaderboards
 from accounts.serializers import (
     AccountSerializer,
@@ -226,16 +227,16 @@ class MeView(APIView):
 
     @extend_schema(request=MeUpdateSerializer, responses={200: MeSerializer})
     def patch(self, request: Request) -> Response:
-        """Turn kinds of mail on or off, `{"mail": {"reminder": false}}`, or stay off the
-        leaderboards, `{"on_leaderboards": false}`; whatever is not sent stays as it is."""
+        """Choose my mail, `{"mail": {"reminders": "1h", "digest": true, "time_zone":
+        "Asia/Tokyo"}}`, or stay off the leaderboards, `{"on_leaderboards": false}`;
+        whatever is not sent stays as it is."""
         serializer = MeUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         changes = serializer.validated_data.get("mail", {})
-        preferences = MailPreferences.for_user(request.user)
-        for kind, value in changes.items():
-            setattr(preferences, kind, value)
         if changes:
-            preferences.save(update_fields=list(changes))
+            preferences = mail_preferences_update(user=request.user, changes=changes)
+        else:
+            preferences = MailPreferences.for_user(request.user)
         if "on_leaderboards" in serializer.validated_data:
             profile_update(
                 user=request.user, on_leaderboards=serializer.validated_data["on_leaderboards"]

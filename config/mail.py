@@ -6,6 +6,12 @@ Django would name the ``Message-ID`` after the machine that built the mail
 tells the world a host's name, and counts against the mail at the players' servers. The
 site's domain is the host of ``FAIRDEAL_BASE_URL``, the public address that links in
 mail already point to (production refuses one at localhost).
+
+Mail a player may turn off carries its one-click unsubscribe link (RFC 8058): the
+``List-Unsubscribe`` header with the https link, and ``List-Unsubscribe-Post:
+List-Unsubscribe=One-Click``, so the player's mail program offers a button that
+POSTs to it (``accounts.mail_preferences.unsubscribe_url``). Mail a player asked for
+(a verification link, a password reset) has none.
 """
 
 from __future__ import annotations
@@ -24,12 +30,14 @@ def site_domain() -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def send_mail_to(recipient: str, subject: str, body: str) -> None:
+def send_mail_to(
+    recipient: str, subject: str, body: str, *, unsubscribe: str | None = None
+) -> None:
     """Send one mail to ``recipient`` now, through the configured backend; raises if it
-    cannot (the outbox tries again)."""
-    EmailMessage(
-        subject,
-        body,
-        to=[recipient],
-        headers={"Message-ID": make_msgid(domain=site_domain())},
-    ).send()
+    cannot (the outbox tries again). ``unsubscribe``: the https link that turns this
+    kind of mail off with one POST."""
+    headers = {"Message-ID": make_msgid(domain=site_domain())}
+    if unsubscribe is not None:
+        headers["List-Unsubscribe"] = f"<{unsubscribe}>"
+        headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    EmailMessage(subject, body, to=[recipient], headers=headers).send()

@@ -1,11 +1,17 @@
-"""Mail to players: "your turn", a reminder before a deadline, and "game over".
+"""Mail to players: "your turn" (or a daily digest of every table waiting), reminders
+before a deadline, and "game over".
 
 Each mail is sent once. Before sending, a worker claims the mail by inserting
 a :class:`~games.models.Notice` row in its own transaction; the row's unique
 constraint (user, table, kind, key) lets exactly one claim through, so a task
 that runs twice, or a move and the sweep that both ask for mail about one
 table, never mail a player twice. A turn is named by its deadline, so each new
-turn gets its own "your turn" and its own reminder.
+turn gets its own "your turn" and its own reminders (named by the deadline and how long
+before it they come, ``24h`` or ``1h``). The daily digest is claimed on the player's
+preferences instead (:func:`mail_digests`): it is about no one table.
+
+Every mail carries its one-click unsubscribe link for its kind (RFC 8058; see
+:mod:`accounts.mail_preferences`), in its headers and on its last line.
 
 Mail never carries a card, a hand or a seed: only the table, the deadline, the
 result and links. The verify page shows the seed to whoever follows the link.
@@ -16,7 +22,9 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
@@ -26,7 +34,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.timesince import timeuntil
 
-from accounts.models import EmailVerification, wants_mail
+from accounts.mail_preferences import next_digest_at, unsubscribe_url
+from accounts.models import EmailVerification, MailPreferences, email_verified, wants_mail
 from config.mail import send_mail_to
 from games import outbox
 from games.catalogue import find_ruleset
@@ -37,22 +46,24 @@ from games.selectors import seat_names
 
 logger = logging.getLogger(__name__)
 
-PREFERENCES = "PATCH /api/accounts/me/"
-
 
 # -- claiming and sending ---------------------------------------------------------
 
 
-def _key(deadline: datetime | None) -> str:
-    return deadline.astimezone(UTC).isoformat() if deadline else ""
+def _key(deadline: datetime | None, lead: str = "") -> str:
+    """A mail's name beside its kind: the turn's deadline, and a reminder's lead after it."""
+    named = deadline.astimezone(UTC).isoformat() if deadline else ""
+    return f"{named} {lead}" if lead else named
 
 
-def _claim(user: Any, table: Table, kind: str, deadline: datetime | None = None) -> Notice | None:
+def _claim(
+    user: Any, table: Table, kind: str, deadline: datetime | None = None, lead: str = ""
+) -> Notice | None:
     """The notice for this mail if we are the first to ask for it; None if it is taken."""
     try:
         with transaction.atomic():
             return Notice.objects.create(
-                user=user, table=table, kind=kind, key=_key(deadline), deadline_at=deadline
+                user=user, table=table, kind=kind, key=_key(deadline, lead), deadline_at=deadline
             )
     except IntegrityError:
         return None
@@ -67,8 +78,9 @@ SENT, SKIPPED, FAILED = "sent", "skipped", "failed"
 
 def _send(notice: Notice, subject: str, body: str) -> str:
     """Send a claimed mail; if sending fails, give the claim back so a later run may retry."""
+    unsubscribe = unsubscribe_url(notice.user_id, PREFERENCE.get(notice.kind, notice.kind))
     try:
-        send_mail_to(notice.user.email, subject, body)
+        send_mail_to(notice.user.email, subject, body, unsubscribe=unsubscribe)
     except Exception:
         logger.exception("could not send %s", notice)
         notice.delete()
@@ -77,18 +89,23 @@ def _send(notice: Notice, subject: str, body: str) -> str:
     return SENT
 
 
-# The player's preference that governs each kind of mail.
-PREFERENCE = {Notice.Kind.CANCELLED: Notice.Kind.GAME_OVER}
+# The player's preference that governs each kind of mail (MailPreferences.KINDS).
+PREFERENCE = {
+    Notice.Kind.CANCELLED: Notice.Kind.GAME_OVER,
+    Notice.Kind.REMINDER: "reminders",
+}
 
 
-def _deliver(user: Any, table: Table, kind: str, deadline: datetime | None, mail: Any) -> str:
+def _deliver(
+    user: Any, table: Table, kind: str, deadline: datetime | None, mail: Any, lead: str = ""
+) -> str:
     """Claim, then send: ``mail()`` gives (subject, body) and runs only for the claimant.
 
     Returns SENT, SKIPPED (not wanted, or somebody else's claim) or FAILED.
     """
     if not user.email or not wants_mail(user, PREFERENCE.get(kind, kind)):
         return SKIPPED
-    notice = _claim(user, table, kind, deadline)
+    notice = _claim(user, table, kind, deadline, lead)
     if notice is None:
         return SKIPPED
     subject, body = mail()
@@ -142,95 +159,181 @@ def _notify(table_id: int, *, now: datetime | None = None) -> Counter[str]:
     else:
         kind, mail = Notice.Kind.CANCELLED, cancelled_mail
     for seat in seats:
-        if table.end_reason == CANCELLED and seat.user_id == table.created_by_id:
+        # (A rematch called off was called off by a player who declined it: its host hears.)
+        if (
+            table.end_reason == CANCELLED
+            and seat.user_id == table.created_by_id
+            and table.rematch_of_id is None
+        ):
             continue
         outcome = _deliver(seat.user, table, kind, None, lambda seat=seat: mail(table, seat))
         outcomes[outcome] += 1
     return outcomes
 
 
-def _share_of_the_time(share: float) -> ExpressionWrapper:
-    """``share`` of each table's time per move, as a duration the database can subtract."""
-    if connection.features.has_native_duration_field:
-        per_second: Any = Value(timedelta(seconds=share))
-    else:  # SQLite keeps durations as whole microseconds
-        per_second = Value(round(share * 1_000_000))
-    return ExpressionWrapper(
-        F("table__deadline_seconds") * per_second, output_field=DurationField()
+# How long before its deadline each reminder comes, by its name in MailPreferences.reminders.
+REMINDER_LEADS = {"24h": timedelta(hours=24), "1h": timedelta(hours=1)}
+
+
+def _mailable(seats: Any, kind: str, claimed: Any, *, not_if: dict[str, Any]) -> Any:
+    """``seats`` less those whose player would not be mailed (no verified address, or
+    the kind turned off: ``not_if``, a lookup on their preferences, a player without
+    a row having the defaults), who would hold the batch for ever, and less those whose
+    mail ``claimed`` (a Notice query) has been claimed already."""
+    verified = EmailVerification.objects.annotate(address=Lower("email")).filter(
+        user=OuterRef("user"), address=Lower(OuterRef("user__email"))
+    )
+    return (
+        seats.exclude(user__email="")
+        .filter(Exists(verified))
+        .exclude(**{f"user__mail_preferences__{name}": value for name, value in not_if.items()})
+        .filter(~Exists(claimed))
+        .select_related("table", "user", "user__mail_preferences", "user__email_verification")
+        .defer("table__state")  # the mail needs nothing of it, the largest column by far
+        .order_by("deadline_at")
     )
 
 
-def _turns_due(
-    kind: str, share: float, due_by: datetime, now: datetime, widest: timedelta | None, batch: int
-) -> list[Seat]:
-    """The seats owing a turn whose mail of ``kind`` is due and not yet claimed, soonest
-    deadline first: a player's seat, its deadline still ahead, and ``share`` of the
-    table's time before it reached by ``due_by``; never a player who would not be mailed
-    (no verified address, or this kind turned off), who would hold the batch for ever.
-
-    ``widest``: no mail of ``kind`` is due further than this from its deadline, a plain
-    range on the table's deadline (the soonest its seats owe, so no later than any of
-    theirs; indexed where the seat's is not: games.models.Seat) that bounds the scan.
-    """
+def _claimed(kind: str, lead: str = "") -> Any:
     claimed = Notice.objects.filter(
         user=OuterRef("user"),
         table=OuterRef("table"),
         kind=kind,
         deadline_at=OuterRef("deadline_at"),
     )
-    verified = EmailVerification.objects.annotate(address=Lower("email")).filter(
-        user=OuterRef("user"), address=Lower(OuterRef("user__email"))
-    )
-    seats = Seat.objects.filter(
+    return claimed.filter(key__endswith=f" {lead}") if lead else claimed
+
+
+def _owing(now: datetime) -> Any:
+    """A player's seats owing a turn at a table in play, their deadline still ahead (a
+    seat held by its player's holiday has none)."""
+    return Seat.objects.filter(
         table__status=Table.Status.PLAYING, user__isnull=False, deadline_at__gt=now
     )
-    if widest is not None:
-        seats = seats.filter(table__deadline_at__lte=now + widest, deadline_at__lte=now + widest)
+
+
+def _turns_due(due_by: datetime, now: datetime, batch: int) -> list[Seat]:
+    """The seats whose turn began by ``due_by`` and whose "your turn" is not yet claimed,
+    soonest deadline first. A turn began a table's time a move before its deadline."""
+    if connection.features.has_native_duration_field:
+        per_second: Any = Value(timedelta(seconds=1))
+    else:  # SQLite keeps durations as whole microseconds
+        per_second = Value(1_000_000)
+    time_a_move = ExpressionWrapper(
+        F("table__deadline_seconds") * per_second, output_field=DurationField()
+    )
+    seats = _owing(now).alias(began=F("deadline_at") - time_a_move).filter(began__lte=due_by)
+    kind = Notice.Kind.YOUR_TURN
+    return list(_mailable(seats, kind, _claimed(kind), not_if={"your_turn": False})[:batch])
+
+
+def _reminders_due(lead: str, now: datetime, batch: int) -> list[Seat]:
+    """The seats whose reminder ``lead`` (``24h``, ``1h``) before their deadline is due
+    and not yet claimed, soonest deadline first: the deadline within the lead, at a
+    table whose time a move is longer than the lead (else the reminder would come with
+    the turn itself), its player taking that reminder.
+
+    A plain range on the table's deadline (the soonest its seats owe, so no later than
+    any of theirs; indexed where the seat's is not: games.models.Seat) bounds the scan.
+    """
+    ahead = REMINDER_LEADS[lead]
+    seats = _owing(now).filter(
+        deadline_at__lte=now + ahead,
+        table__deadline_at__lte=now + ahead,
+        table__deadline_seconds__gt=ahead.total_seconds(),
+    )
+    takers = (lead, MailPreferences.Reminders.BOTH)
+    others = [choice for choice in MailPreferences.Reminders.values if choice not in takers]
+    kind = Notice.Kind.REMINDER
     return list(
-        seats.alias(due_from=F("deadline_at") - _share_of_the_time(share))
-        .filter(due_from__lte=due_by)
-        .exclude(user__email="")
-        .filter(Exists(verified))
-        .exclude(**{f"user__mail_preferences__{kind}": False})
-        .filter(~Exists(claimed))
-        .select_related("table", "user", "user__mail_preferences", "user__email_verification")
-        .defer("table__state")  # the mail needs nothing of it, the largest column by far
-        .order_by("deadline_at")[:batch]
+        _mailable(seats, kind, _claimed(kind, lead), not_if={"reminders__in": others})[:batch]
     )
 
 
 def mail_turns(now: datetime | None = None, *, batch: int = 500) -> int:
     """Each turn's mail, once: "your turn" to a player whose turn has waited
     ``FAIRDEAL_TURN_MAIL_WAIT_SECONDS`` (a player who answers sooner, playing live,
-    gets none), and a reminder when ``FAIRDEAL_REMINDER_SHARE`` of its time is left.
-    A turn is named by its deadline, so each new turn gets its own. Returns how many went.
+    gets none), the reminders the player takes 24 hours and 1 hour before the
+    deadline, and the daily digests due (:func:`mail_digests`). A turn is named by
+    its deadline, so each new turn gets its own. Returns how many went.
 
     Found by a query, run by beat every ``FAIRDEAL_REMINDER_SECONDS``: a move writes
     nothing for the mail it may cause.
     """
     now = now or timezone.now()
     wait = timedelta(seconds=settings.FAIRDEAL_TURN_MAIL_WAIT_SECONDS)
-    share = settings.FAIRDEAL_REMINDER_SHARE
-    widest = timedelta(seconds=share * settings.FAIRDEAL_MAX_DEADLINE_SECONDS)
     sent = 0
-    for seat in _turns_due(Notice.Kind.YOUR_TURN, 1.0, now - wait, now, None, batch):
+    for seat in _turns_due(now - wait, now, batch):
         # A seat whose last action was the log's last, owing the next step of its own
         # turn (a suit after an eight), is at the table: not mailed.
         tail = seat.table.log_tail
         if seat.number in seat.table.to_act and not (tail and tail[-1]["seat"] == seat.number):
             sent += _deliver_turn(seat, Notice.Kind.YOUR_TURN, your_turn_mail, now)
-    for seat in _turns_due(Notice.Kind.REMINDER, share, now, now, widest, batch):
-        if seat.number in seat.table.to_act:
-            sent += _deliver_turn(seat, Notice.Kind.REMINDER, reminder_mail, now)
-    return sent
+    for lead in REMINDER_LEADS:
+        for seat in _reminders_due(lead, now, batch):
+            if seat.number in seat.table.to_act:
+                mail = partial(reminder_mail, lead=lead)
+                sent += _deliver_turn(seat, Notice.Kind.REMINDER, mail, now, lead)
+    return sent + mail_digests(now, batch=batch)
 
 
-def _deliver_turn(seat: Seat, kind: str, mail: Any, now: datetime) -> bool:
+def _deliver_turn(seat: Seat, kind: str, mail: Any, now: datetime, lead: str = "") -> bool:
     """Whether the mail of ``kind`` about ``seat``'s turn went."""
     outcome = _deliver(
-        seat.user, seat.table, kind, seat.deadline_at, lambda: mail(seat.table, seat, now)
+        seat.user, seat.table, kind, seat.deadline_at, lambda: mail(seat.table, seat, now), lead
     )
     return outcome == SENT
+
+
+# -- the daily digest ---------------------------------------------------------------------
+
+
+def mail_digests(now: datetime | None = None, *, batch: int = 500) -> int:
+    """The digests due: to each player who takes one and whose hour has come in their
+    time zone, one mail listing every table waiting on them (none if no table is).
+
+    Each is claimed by moving the player's ``digest_due_at`` to the next day's hour,
+    conditionally on its old value, so that of two beats, or a task run twice, one
+    sends it; if sending fails the claim is given back, for the next run. Returns
+    how many went.
+    """
+    now = now or timezone.now()
+    due = (
+        MailPreferences.objects.filter(digest=True, digest_due_at__lte=now)
+        .select_related("user", "user__email_verification")
+        .order_by("digest_due_at")[:batch]
+    )
+    sent = 0
+    for preferences in due:
+        was = preferences.digest_due_at
+        following = next_digest_at(preferences, now)
+        claimed = MailPreferences.objects.filter(pk=preferences.pk, digest_due_at=was, digest=True)
+        if not claimed.update(digest_due_at=following):
+            continue  # somebody else's
+        user = preferences.user
+        if not user.email or not email_verified(user):
+            continue
+        seats = list(
+            Seat.objects.filter(
+                user=user, deadline_at__isnull=False, table__status=Table.Status.PLAYING
+            )
+            .select_related("table")
+            .defer("table__state")
+            .order_by("deadline_at")
+        )
+        if not seats:
+            continue
+        subject, body = digest_mail(user, preferences, seats, now)
+        try:
+            send_mail_to(user.email, subject, body, unsubscribe=unsubscribe_url(user.pk, "digest"))
+        except Exception:
+            logger.exception("could not send the digest of user %s", user.pk)
+            MailPreferences.objects.filter(pk=preferences.pk, digest_due_at=following).update(
+                digest_due_at=was
+            )
+            continue
+        sent += 1
+    return sent
 
 
 # -- the mails ----------------------------------------------------------------------
@@ -248,17 +351,29 @@ def _table_link(table: Table) -> str:
     return settings.FAIRDEAL_BASE_URL + reverse("table-page", args=[table.pk])
 
 
-def _deadline_text(deadline: datetime, now: datetime) -> str:
-    utc = deadline.astimezone(UTC)
-    human = f"{utc:%A} {utc.day} {utc:%B %Y, %H:%M} UTC"
-    return f"{utc.isoformat()} ({human}, in {timeuntil(utc, now)})"
+def _zone(user: Any) -> ZoneInfo:
+    """The player's time zone (UTC for a player without preferences)."""
+    try:
+        return ZoneInfo(user.mail_preferences.time_zone)
+    except MailPreferences.DoesNotExist:
+        return ZoneInfo("UTC")
 
 
-def _turn_off(kind: str) -> str:
+def _deadline_text(deadline: datetime, now: datetime, zone: ZoneInfo) -> str:
+    """The deadline to the second in UTC, and in words on the player's own clock."""
+    local = deadline.astimezone(zone)
+    human = f"{local:%A} {local.day} {local:%B %Y, %H:%M} {local.tzname()}"
+    if str(zone) not in ("UTC", local.tzname()):
+        human += f" ({zone})"
+    return f"{deadline.astimezone(UTC).isoformat()} ({human}, in {timeuntil(deadline, now)})"
+
+
+def _turn_off(user: Any, kind: str) -> str:
+    """The mail's last lines: its one-click unsubscribe link, and the settings."""
     return (
-        f"To stop this kind of mail, untick it in your settings: "
-        f"{settings.FAIRDEAL_BASE_URL}{reverse('settings')} "
-        f'(or send {PREFERENCES} with {{"mail": {{"{kind}": false}}}} and your API token).'
+        f"To stop this kind of mail with one click: {unsubscribe_url(user.pk, kind)}\n"
+        f"Or choose your mail in your settings: {settings.FAIRDEAL_BASE_URL}{reverse('settings')}"
+        " (or through the API: PATCH /api/accounts/me/)."
     )
 
 
@@ -299,34 +414,62 @@ def your_turn_mail(table: Table, seat: Seat, now: datetime) -> tuple[str, str]:
             f"Hello {seat.user.username},",
             "",
             f"It is your turn at table {table.pk} ({_game_name(table)}), seat {seat.number}.",
-            f"Your deadline: {_deadline_text(seat.deadline_at, now)}.",
+            f"Your deadline: {_deadline_text(seat.deadline_at, now, _zone(seat.user))}.",
             "If you have not moved by then, the game ends against you.",
             *_since_your_move(table, seat),
             "",
             f"The table: {_table_link(table)}",
             "",
-            _turn_off(Notice.Kind.YOUR_TURN),
+            _turn_off(seat.user, "your_turn"),
         ]
     )
     return subject, body
 
 
-def reminder_mail(table: Table, seat: Seat, now: datetime) -> tuple[str, str]:
-    subject = f"Reminder: your move at table {table.pk} ({_game_name(table)}) is due soon"
+def reminder_mail(table: Table, seat: Seat, now: datetime, lead: str) -> tuple[str, str]:
+    within = {"24h": "within a day", "1h": "within the hour"}[lead]
+    subject = f"Reminder: your move at table {table.pk} ({_game_name(table)}) is due {within}"
     body = "\n".join(
         [
             f"Hello {seat.user.username},",
             "",
             f"Table {table.pk} ({_game_name(table)}) is still waiting for you, seat {seat.number}.",
-            f"Your deadline: {_deadline_text(seat.deadline_at, now)}.",
+            f"Your deadline: {_deadline_text(seat.deadline_at, now, _zone(seat.user))}.",
             "If you have not moved by then, the game ends against you.",
             "",
             f"The table: {_table_link(table)}",
             "",
-            _turn_off(Notice.Kind.REMINDER),
+            _turn_off(seat.user, "reminders"),
         ]
     )
     return subject, body
+
+
+def digest_mail(
+    user: Any, preferences: MailPreferences, seats: list[Seat], now: datetime
+) -> tuple[str, str]:
+    """One mail listing every table waiting on ``user``, soonest deadline first."""
+    zone = ZoneInfo(preferences.time_zone)
+    count = len(seats)
+    tables = f"{count} table{'s' if count != 1 else ''}"
+    subject = f"{tables} waiting on you at Fairdeal"
+    verb = "is" if count == 1 else "are"
+    lines = [f"Hello {user.username},", "", f"{tables} {verb} waiting on you:"]
+    for seat in seats:
+        table = seat.table
+        lines += [
+            "",
+            f"- Table {table.pk} ({_game_name(table)}), seat {seat.number}",
+            f"  deadline: {_deadline_text(seat.deadline_at, now, zone)}",
+            f"  {_table_link(table)}",
+        ]
+    lines += [
+        "",
+        f"This digest comes once a day at {preferences.digest_hour:02d}:00 {zone}.",
+        "",
+        _turn_off(user, "digest"),
+    ]
+    return subject, "\n".join(lines)
 
 
 def _who(table: Table, number: int, names: dict[int, str], reader: int) -> str:
@@ -366,14 +509,16 @@ def game_over_mail(table: Table, seat: Seat) -> tuple[str, str]:
         f"The table: {_table_link(table)}",
         f"Check the deal yourself: {settings.FAIRDEAL_BASE_URL}/tables/{table.pk}/verify/",
         "",
-        _turn_off(Notice.Kind.GAME_OVER),
+        _turn_off(seat.user, "game_over"),
     ]
     subject = f"Game over at table {table.pk} ({_game_name(table)})"
     return subject, "\n".join(lines)
 
 
 def cancelled_mail(table: Table, seat: Seat) -> tuple[str, str]:
-    if table.end_reason == CANCELLED:
+    if table.rematch_of_id is not None:
+        why = f"the rematch of table {table.rematch_of_id} was not accepted by every player"
+    elif table.end_reason == CANCELLED:
         why = "its host cancelled it before the game started"
     else:
         days = settings.FAIRDEAL_OPEN_TABLE_SECONDS / 86400
@@ -389,7 +534,7 @@ def cancelled_mail(table: Table, seat: Seat) -> tuple[str, str]:
             "",
             f"Open tables to join: {settings.FAIRDEAL_BASE_URL}{reverse('lobby')}",
             "",
-            _turn_off(Notice.Kind.GAME_OVER),
+            _turn_off(seat.user, "game_over"),
         ]
     )
     return subject, body

@@ -11,7 +11,15 @@ from accounts.models import MailPreferences, Profile
 from tests.factories import assert_error, body, client_for, make_users
 
 ME = "/api/accounts/me/"
-EVERYTHING_ON = {"your_turn": True, "reminder": True, "game_over": True}
+# What a player gets until they choose: a mail each turn, both reminders, game over.
+EVERYTHING_ON = {
+    "your_turn": True,
+    "digest": False,
+    "reminders": "both",
+    "game_over": True,
+    "time_zone": "UTC",
+    "digest_hour": 8,
+}
 
 pytestmark = pytest.mark.django_db
 
@@ -48,20 +56,20 @@ def test_a_player_can_stay_off_the_leaderboards_and_come_back(alice: Any) -> Non
     assert body(response)["mail"] == EVERYTHING_ON
     assert body(client.get(ME))["on_leaderboards"] is False
     assert Profile.objects.get(user=alice).on_leaderboards is False
-    both = client.patch(ME, {"on_leaderboards": True, "mail": {"reminder": False}}, format="json")
+    both = client.patch(ME, {"on_leaderboards": True, "mail": {"your_turn": False}}, format="json")
     assert body(both)["on_leaderboards"] is True
-    assert body(both)["mail"] == {**EVERYTHING_ON, "reminder": False}
+    assert body(both)["mail"] == {**EVERYTHING_ON, "your_turn": False}
 
 
 def test_patching_one_kind_of_mail_leaves_the_others_as_they_were(alice: Any) -> None:
     client = client_for(alice)
 
-    response = client.patch(ME, {"mail": {"reminder": False}}, format="json")
+    response = client.patch(ME, {"mail": {"your_turn": False}}, format="json")
 
     assert response.status_code == 200, response.content
-    assert body(response)["mail"] == {**EVERYTHING_ON, "reminder": False}
-    assert body(client.get(ME))["mail"] == {**EVERYTHING_ON, "reminder": False}
-    response = client.patch(ME, {"mail": {"game_over": False, "reminder": True}}, format="json")
+    assert body(response)["mail"] == {**EVERYTHING_ON, "your_turn": False}
+    assert body(client.get(ME))["mail"] == {**EVERYTHING_ON, "your_turn": False}
+    response = client.patch(ME, {"mail": {"game_over": False, "your_turn": True}}, format="json")
     assert body(response)["mail"] == {**EVERYTHING_ON, "game_over": False}
     assert MailPreferences.objects.get(user=alice).game_over is False
 
@@ -69,15 +77,15 @@ def test_patching_one_kind_of_mail_leaves_the_others_as_they_were(alice: Any) ->
 @pytest.mark.parametrize(
     "data",
     [
-        {"mail": {"reminder": "yes"}},
-        {"mail": {"reminder": 1}},
-        {"mail": {"reminder": 0}},
-        {"mail": {"reminder": "false"}},
-        {"mail": {"reminder": None}},
-        {"mail": {"reminder": False, "sms": False}},
-        {"mail": ["reminder"]},
+        {"mail": {"your_turn": "yes"}},
+        {"mail": {"your_turn": 1}},
+        {"mail": {"your_turn": 0}},
+        {"mail": {"your_turn": "false"}},
+        {"mail": {"your_turn": None}},
+        {"mail": {"your_turn": False, "sms": False}},
+        {"mail": ["your_turn"]},
         {"mail": False},
-        {"mail": {"reminder": False}, "email": "mallory@example.com"},
+        {"mail": {"your_turn": False}, "email": "mallory@example.com"},
         {"on_leaderboards": "no"},
         {"on_leaderboards": 0},
         {"on_leaderboards": None},
@@ -127,7 +135,7 @@ def test_a_body_that_is_not_json_is_refused(alice: Any) -> None:
 def test_me_needs_a_token() -> None:
     assert_error(client_for().get(ME), 401, "not_authenticated")
     assert_error(
-        client_for().patch(ME, {"mail": {"reminder": False}}, format="json"),
+        client_for().patch(ME, {"mail": {"your_turn": False}}, format="json"),
         401,
         "not_authenticated",
     )
@@ -145,8 +153,8 @@ def test_a_bad_token_is_refused() -> None:
     "raw",
     [
         b'{"mail": {"\\ud800": true}}',
-        b'{"mail": {"reminder": "\\udfff"}}',
-        b'{"mail": {"reminder": false}, "x": ["ok", {"deep": "\\ud83c"}]}',
+        b'{"mail": {"your_turn": "\\udfff"}}',
+        b'{"mail": {"your_turn": false}, "x": ["ok", {"deep": "\\ud83c"}]}',
     ],
     ids=["a key", "a value", "deep in a list"],
 )

@@ -1,4 +1,6 @@
-"""Mail to players: your turn, a reminder before the deadline, game over; each sent once."""
+"""Mail to players: your turn, a reminder before the deadline, game over; each sent once.
+
+The reminders' times, the digest and the unsubscribe links: tests/games/test_mail_times.py."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from django.core import mail
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.mail_preferences import TURNED_OFF
 from accounts.models import MailPreferences
 from games import notifications, outbox, services
 from games.catalogue import find_ruleset
@@ -62,7 +65,7 @@ def mails_to(outbox: list[mail.EmailMessage], user: Any) -> list[mail.EmailMessa
 
 def turn_off(user: Any, kind: str) -> None:
     preferences = MailPreferences.for_user(user)
-    setattr(preferences, kind, False)
+    setattr(preferences, kind, TURNED_OFF[kind])
     preferences.save()
 
 
@@ -285,7 +288,7 @@ def reminders(now: Any) -> int:
     return sent.count() - before
 
 
-def test_a_reminder_goes_when_the_share_of_the_time_is_left_and_only_once(
+def test_a_reminder_goes_when_an_hour_is_left_and_only_once(
     only_reminders: list[Any], mailoutbox: list
 ) -> None:
     table = started_table(*only_reminders)
@@ -304,12 +307,12 @@ def test_a_reminder_goes_when_the_share_of_the_time_is_left_and_only_once(
     assert_no_secrets(mailoutbox, table)
 
 
-def test_no_reminder_goes_while_more_than_the_share_is_left(
+def test_no_reminder_goes_while_more_than_an_hour_is_left(
     only_reminders: list[Any], mailoutbox: list
 ) -> None:
-    table = started_table(*only_reminders)  # a day to move: the reminder is due with 6 hours left
+    table = started_table(*only_reminders)  # a day to move: no reminder a day before
     now = timezone.now()
-    owing_due(table, now + timedelta(hours=6, minutes=1))
+    owing_due(table, now + timedelta(hours=1, minutes=1))
 
     assert reminders(now) == 0
     assert reminders(now + timedelta(minutes=2)) == 1
@@ -333,7 +336,7 @@ def test_no_reminder_goes_to_a_player_who_turned_it_off(
     table = started_table(*only_reminders)
     now = timezone.now()
     seat = owing_due(table, now + timedelta(seconds=30))
-    turn_off(seat.user, "reminder")
+    turn_off(seat.user, "reminders")
 
     assert reminders(now) == 0
     assert mailoutbox == []
@@ -374,7 +377,7 @@ def test_a_resignation_mails_game_over_to_every_player_once(
     assert "you resigned" in to_alice.body
     assert "You finished 2nd of 2." in to_alice.body
     assert f"{settings.FAIRDEAL_BASE_URL}/tables/{table.pk}/verify/" in to_bob.body
-    assert '"game_over": false' in to_bob.body
+    assert f"{settings.FAIRDEAL_BASE_URL}/accounts/unsubscribe/" in to_bob.body
     assert_no_secrets(mailoutbox, table)
 
 

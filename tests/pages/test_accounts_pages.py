@@ -11,6 +11,7 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 from unittest import mock
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.conf import settings
@@ -705,7 +706,7 @@ def test_settings_show_the_account_its_mail_and_its_token(
     alice: Any, django_assert_max_num_queries: Any
 ) -> None:
     client = signed_in(alice)
-    MailPreferences.objects.create(user=alice, reminder=False)
+    MailPreferences.objects.create(user=alice, reminders="none", time_zone="Asia/Tokyo")
 
     # The session and its user, the waiting count, the verification, preferences, the
     # profile (whether the leaderboards list the player), token.
@@ -718,8 +719,12 @@ def test_settings_show_the_account_its_mail_and_its_token(
     assert 'id="email-verified"' in html
     assert "You have no token." in html
     assert re.search(r'name="your_turn"[^>]*checked', html)
-    assert not re.search(r'name="reminder"[^>]*checked', html)
+    assert re.search(r'name="reminders" value="none"[^>]*checked', html)
+    assert not re.search(r'name="reminders" value="both"[^>]*checked', html)
+    assert not re.search(r'name="digest"[^>]*checked', html)
     assert re.search(r'name="game_over"[^>]*checked', html)
+    assert re.search(r'<option value="Asia/Tokyo" selected>', html)
+    assert re.search(r'<option value="8" selected>08:00</option>', html)
 
 
 def test_looking_at_settings_writes_nothing(alice: Any) -> None:
@@ -732,13 +737,32 @@ def test_looking_at_settings_writes_nothing(alice: Any) -> None:
 def test_saving_mail_settings_turns_off_what_is_unchecked(alice: Any) -> None:
     client = signed_in(alice)
 
-    response = client.post("/accounts/settings/mail/", {"your_turn": "on", "game_over": "on"})
+    response = client.post(
+        "/accounts/settings/mail/",
+        {
+            "digest": "on",
+            "game_over": "on",
+            "reminders": "1h",
+            "time_zone": "Pacific/Auckland",
+            "digest_hour": "7",
+        },
+    )
 
     assert response.status_code == 302
     assert response["Location"] == SETTINGS
     preferences = MailPreferences.objects.get(user=alice)
-    assert preferences.as_json() == {"your_turn": True, "reminder": False, "game_over": True}
-    assert body(client_for(alice).get(ME_API))["mail"]["reminder"] is False
+    assert preferences.as_json() == {
+        "your_turn": False,
+        "digest": True,
+        "reminders": "1h",
+        "game_over": True,
+        "time_zone": "Pacific/Auckland",
+        "digest_hour": 7,
+    }
+    # The digest's next hour, 07:00 in Auckland, is set with it.
+    due = preferences.digest_due_at.astimezone(ZoneInfo("Pacific/Auckland"))
+    assert (due.hour, due.minute) == (7, 0)
+    assert body(client_for(alice).get(ME_API))["mail"]["reminders"] == "1h"
     assert "Your mail settings are saved." in messages_of(response)
 
 
@@ -746,14 +770,17 @@ def test_mail_settings_ignore_fields_they_do_not_know(alice: Any) -> None:
     client = signed_in(alice)
 
     response = client.post(
-        "/accounts/settings/mail/", {"reminder": "on", "user": "999", "is_staff": "on"}
+        "/accounts/settings/mail/", {"digest": "on", "user": "999", "is_staff": "on"}
     )
 
     assert response.status_code == 302
     assert MailPreferences.objects.get(user=alice).as_json() == {
         "your_turn": False,
-        "reminder": True,
+        "digest": True,
+        "reminders": "both",
         "game_over": False,
+        "time_zone": "UTC",
+        "digest_hour": 8,
     }
     alice.refresh_from_db()
     assert not alice.is_staff
