@@ -373,6 +373,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = FAIRDEAL_MAX_BODY_BYTES
 # Per-move deadlines, in seconds: from a minute (configurable for tests) to a week.
 FAIRDEAL_MIN_DEADLINE_SECONDS = env.int("FAIRDEAL_MIN_DEADLINE_SECONDS", default=60)
 FAIRDEAL_MAX_DEADLINE_SECONDS = env.int("FAIRDEAL_MAX_DEADLINE_SECONDS", default=7 * 24 * 3600)
+# The most reserve of time a table may give each seat beside its time a move (4 weeks).
+FAIRDEAL_MAX_RESERVE_SECONDS = env.int("FAIRDEAL_MAX_RESERVE_SECONDS", default=28 * 24 * 3600)
 # Holidays (docs/deadlines.md): the days a player may take in any 365, how soon a deadline
 # may be due and still be saved by a holiday starting now (an hour), and the most days a
 # rated table waits for a player on holiday before its deadline runs again.

@@ -70,6 +70,19 @@ class SecondsField(LiveSchema, StrictIntegerField):
         return {"type": "integer", "minimum": low, "maximum": high}
 
 
+class ReserveField(LiveSchema, StrictIntegerField):
+    """A reserve of time: 0, or seconds between two settings; checked by the service."""
+
+    def openapi_schema(self) -> dict[str, Any]:
+        low, high = settings.FAIRDEAL_MIN_DEADLINE_SECONDS, settings.FAIRDEAL_MAX_RESERVE_SECONDS
+        return {
+            "anyOf": [
+                {"type": "integer", "enum": [0]},
+                {"type": "integer", "minimum": low, "maximum": high},
+            ]
+        }
+
+
 class GameField(LiveSchema, serializers.CharField):
     """A game's id; the service refuses any other (400 ``unknown_game``)."""
 
@@ -202,6 +215,11 @@ class TableCreateSerializer(serializers.Serializer):
             settings.FAIRDEAL_MAX_DEADLINE_SECONDS,
         ),
         help_text="seconds per move",
+    )
+    reserve = ReserveField(
+        default=0,
+        help_text="each seat's reserve of time, in seconds: a move after its deadline draws the"
+        " overrun from it, and the seat forfeits only when it is spent; 0 for none",
     )
     rated = StrictBooleanField(default=False)
     options = OptionsField(default=dict)

@@ -289,6 +289,18 @@ def _write_deadlines(seats: list[Seated]) -> None:
 # -- creating and joining -----------------------------------------------------
 
 
+def validate_reserve(reserve: Any) -> int:
+    """Each seat's reserve of time: none (0), or like a deadline, from the shortest
+    deadline to FAIRDEAL_MAX_RESERVE_SECONDS (docs/deadlines.md)."""
+    low = settings.FAIRDEAL_MIN_DEADLINE_SECONDS
+    high = settings.FAIRDEAL_MAX_RESERVE_SECONDS
+    if isinstance(reserve, bool) or not isinstance(reserve, int):
+        raise InvalidRequest("reserve is a whole number of seconds")
+    if reserve != 0 and not low <= reserve <= high:
+        raise InvalidRequest(f"reserve must be 0 (none) or between {low} and {high} seconds")
+    return reserve
+
+
 def validate_deadline(deadline: Any) -> int:
     low = settings.FAIRDEAL_MIN_DEADLINE_SECONDS
     high = settings.FAIRDEAL_MAX_DEADLINE_SECONDS
@@ -390,6 +402,7 @@ def table_create(
     game: str,
     seats: int,
     deadline: int,
+    reserve: int = 0,
     rated: bool = False,
     options: dict[str, Any] | None = None,
     bots: Sequence[Mapping[str, Any]] | None = None,
@@ -407,6 +420,7 @@ def table_create(
     ruleset = find_ruleset(game)
     resolved = ruleset.validate(seats, options)
     deadline = validate_deadline(deadline)
+    reserve = validate_reserve(reserve)
     levels = _bot_levels(ruleset, seats, bots)
     if levels:
         _check_bots_allowed(ruleset, seats, rated)
@@ -431,6 +445,7 @@ def table_create(
         options=resolved,
         seat_count=seats,
         deadline_seconds=deadline,
+        reserve_seconds=reserve,
         rated=rated,
         created_by=user,
         server_seed=server_seed,
