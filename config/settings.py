@@ -381,8 +381,6 @@ FAIRDEAL_MAX_RESERVE_SECONDS = env.int("FAIRDEAL_MAX_RESERVE_SECONDS", default=2
 FAIRDEAL_HOLIDAY_DAYS = env.int("FAIRDEAL_HOLIDAY_DAYS", default=30)
 FAIRDEAL_HOLIDAY_NOTICE_SECONDS = env.int("FAIRDEAL_HOLIDAY_NOTICE_SECONDS", default=3600)
 FAIRDEAL_HOLIDAY_RATED_DAYS = env.int("FAIRDEAL_HOLIDAY_RATED_DAYS", default=14)
-# A reminder mail goes out when this share of a move's time is left.
-FAIRDEAL_REMINDER_SHARE = env.float("FAIRDEAL_REMINDER_SHARE", default=0.25)
 # "Your turn" goes out this long after the turn began, if it is still the player's turn:
 # somebody playing live, the table in front of them, is not mailed for every move.
 FAIRDEAL_TURN_MAIL_WAIT_SECONDS = env.int("FAIRDEAL_TURN_MAIL_WAIT_SECONDS", default=120)
@@ -427,11 +425,12 @@ FAIRDEAL_POLL_MS = env.int("FAIRDEAL_POLL_MS", default=2000)
 # How long the table page shows each of several moves that arrived at once (the bots'
 # answers), one after the other, before the next.
 FAIRDEAL_REVEAL_MS = env.int("FAIRDEAL_REVEAL_MS", default=700)
-# How often beat sends the turns' mail that is due ("your turn" after the wait, then the
-# reminder): at worst this long after its moment, well inside the shortest reminder
-# window (a quarter of the 60 s minimum at the default share). Its queries read the
-# owing seats of the playing tables (docs/deadlines.md), some 20 ms of PostgreSQL's CPU
-# with 10,000 tables playing: not something to run twice a second.
+# How often beat sends the turns' mail that is due ("your turn" after the wait, the
+# reminders a day and an hour before a deadline, the daily digests): at worst this long
+# after its moment, well inside the shortest window (the two minutes' wait before "your
+# turn"). Its queries read the owing seats of the playing tables (docs/deadlines.md),
+# some 20 ms of PostgreSQL's CPU with 10,000 tables playing: not something to run twice
+# a second.
 FAIRDEAL_REMINDER_SECONDS = env.float("FAIRDEAL_REMINDER_SECONDS", default=5.0)
 # The health endpoint reports beat dead or silent when the last completed sweep is
 # older than this many intervals (and never less than ten seconds).

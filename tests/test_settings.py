@@ -252,7 +252,7 @@ def test_the_development_database_takes_two_writers_at_once(tmp_path: Path) -> N
 
 REMINDERS = (
     's.CELERY_BEAT_SCHEDULE["mail-turns"]["schedule"], s.FAIRDEAL_REMINDER_SECONDS, '
-    "s.FAIRDEAL_SWEEP_SECONDS, s.FAIRDEAL_REMINDER_SHARE * s.FAIRDEAL_MIN_DEADLINE_SECONDS"
+    "s.FAIRDEAL_SWEEP_SECONDS, s.FAIRDEAL_TURN_MAIL_WAIT_SECONDS"
 )
 
 
@@ -262,7 +262,8 @@ def test_production_sends_reminders_on_their_own_interval_well_inside_the_shorte
     scheduled, interval, sweep, shortest_window = map(float, done.stdout.split())
     assert scheduled == interval
     # Seldom beside the sweep (its query reads every table in its window), and still at
-    # most a third of the last share of the shortest time per move late.
+    # most a third of the shortest window late: the wait before "your turn" (the
+    # reminders come a day and an hour before a deadline).
     assert interval >= 10 * sweep
     assert interval <= shortest_window / 3
     done = load_settings({**GOOD_PRODUCTION, "FAIRDEAL_REMINDER_SECONDS": "2"}, show=REMINDERS)
