@@ -1,6 +1,7 @@
 """Deadlines at scale: the sweep's query cost and how late timeouts land.
 
     python bench/deadlines.py [--tables 10000] [--expiring 1000] [--spread 10] [--interval 1.0]
+                              [--holiday 0]
     python bench/deadlines.py --celery [--workers 1,2] [--tables 10000] [--spread 10]
 
 Runs against PostgreSQL (``DATABASE_URL``, default
@@ -13,6 +14,10 @@ it, all playing, their deadlines a day away.
     timed with 0, 100 and 1,000 expired among 1,000 and among 10,000 active
     tables, with the plan checked for the partial index ``table_playing_deadline``;
     and beat's turns' mail (``games.notifications.mail_turns``) over all of them.
+``--holiday N``: N of the tables (the last ones, never timed below) wait on a
+    player on holiday (issue 33): each owing seat held, its table out of the
+    sweep's index, and N holidays in progress (``accounts.Holiday``) ending in
+    ten days; (a) then also times the sweep's look for holidays due.
 (b) 1,000 tables get deadlines spread over the next ``--spread`` seconds; the
     bench sweeps every ``--interval`` seconds until all have ended and prints
     the lateness (finished_at - deadline) p50/p99/max and the sweep's rate.
@@ -67,7 +72,10 @@ FAR = timedelta(days=1)
 
 
 def setup() -> None:
-    fresh_database("bench/deadlines.py", "games_table", "games_outboxitem")
+    fresh_database("bench/deadlines.py", "games_table", "games_outboxitem", "accounts_holiday")
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.filter(username__startswith="away").delete()
 
 
 # -- building the tables --------------------------------------------------------------
@@ -149,6 +157,57 @@ def set_deadlines(ids: list[int], dues: list[datetime], owing: int) -> None:
             "%s::timestamptz[]) AS d(id, due) WHERE s.table_id = d.id AND s.number = %s",
             [ids, dues, owing],
         )
+
+
+def hold(ids: list[int], owing: int, now: datetime) -> None:
+    """Put the player of each table's owing seat on holiday (a player of their own each,
+    as games.holidays would leave them): the seat held with a day left, out of the table's
+    deadline, and a holiday in progress ending in ten days."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection, transaction
+
+    from accounts.models import Holiday
+
+    user_model = get_user_model()
+    ends = now + timedelta(days=10)
+    with transaction.atomic():
+        users = user_model.objects.bulk_create(
+            user_model(username=f"away{i}", email="", password="!") for i in range(len(ids))
+        )
+        Holiday.objects.bulk_create(
+            Holiday(user=u, days=10, starts_at=now, ends_at=ends, next_at=ends) for u in users
+        )
+        user_ids = [u.pk for u in users]
+        names = [u.username for u in users]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE games_seat s SET user_id = d.uid, deadline_at = NULL, held = "
+                "interval '1 day', away_until = %s FROM unnest(%s::bigint[], %s::bigint[]) "
+                "AS d(id, uid) WHERE s.table_id = d.id AND s.number = %s",
+                [ends, ids, user_ids, owing],
+            )
+            cursor.execute(
+                "UPDATE games_table t SET deadline_at = NULL, seating = jsonb_set(jsonb_set("
+                "jsonb_set(jsonb_set(jsonb_set(t.seating, ARRAY[%s::text, 'deadline'], "
+                "'null'), ARRAY[%s::text, 'held'], '86400'), ARRAY[%s::text, 'away_until'], "
+                "to_jsonb(%s::timestamptz)), ARRAY[%s::text, 'user_id'], to_jsonb(d.uid)), "
+                "ARRAY[%s::text, 'username'], to_jsonb(d.name)) FROM unnest(%s::bigint[], "
+                "%s::bigint[], %s::text[]) AS d(id, uid, name) WHERE t.id = d.id",
+                [owing, owing, owing, ends, owing, owing, ids, user_ids, names],
+            )
+
+
+def resume_cost(repeat: int = 7) -> float:
+    """The median of the sweep's look for holidays due (games.holidays.resume_due), in ms,
+    with none due."""
+    from games import holidays
+
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        holidays.resume_due()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1e3
 
 
 def mail_turns_cost(repeat: int = 5) -> float:
@@ -502,6 +561,9 @@ def main() -> None:
     parser.add_argument("--expiring", type=int, default=1_000, help="tables timed out in (b)")
     parser.add_argument("--spread", type=float, default=10.0, help="seconds the deadlines span")
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between sweeps")
+    parser.add_argument(
+        "--holiday", type=int, default=0, help="of --tables, how many wait on a player away"
+    )
     parser.add_argument("--celery", action="store_true", help="real workers and beat on Redis")
     parser.add_argument(
         "--workers",
@@ -515,8 +577,8 @@ def main() -> None:
     if args.celery:
         celery_main(args)
         return
-    if args.expiring * 2 > args.tables or args.tables < 1000:
-        parser.error("need --tables >= 1000 and at least twice --expiring")
+    if args.expiring * 2 + args.holiday > args.tables or args.tables < 1000:
+        parser.error("need --tables >= 1000 and at least twice --expiring, plus --holiday")
 
     began = time.perf_counter()
     setup()
@@ -531,7 +593,10 @@ def main() -> None:
     ids = [template.pk, *clone(template, 999, timezone.now())]
     small = query_costs(ids, owing, [0, 100])
     ids += clone(template, args.tables - len(ids), timezone.now())
+    if args.holiday:
+        hold(ids[-args.holiday :], owing, timezone.now())
     built = time.perf_counter() - step
+    resumes = resume_cost()
     large = query_costs(ids, owing, [0, 100, 1000])
     turns = mail_turns_cost()
 
@@ -544,6 +609,7 @@ def main() -> None:
     print(f"\nDeadlines bench: {args.tables} playing tables ({built:.1f} s to build)\n")
     print("(a) the sweep's SELECT ... FOR UPDATE SKIP LOCKED over expired tables")
     from games import services
+    from games.models import Table
 
     print(
         f"    limit {services.SWEEP_BATCH} is the sweep's batch; 'none' selects every expired table"
@@ -562,6 +628,13 @@ def main() -> None:
         f"{args.tables:,} playing tables: {turns:.1f} ms a call, beat's every "
         "FAIRDEAL_REMINDER_SECONDS"
     )
+
+    if args.holiday:
+        held = Table.objects.filter(status="playing", deadline_at__isnull=True).count()
+        print(
+            f"  {args.holiday:,} of them wait on a player on holiday ({held:,} tables out of the "
+            f"sweep's index); the sweep's look for holidays due: {resumes:.3f} ms"
+        )
 
     print(
         f"\n(b) lateness: {result['tables']} deadlines over {args.spread:.0f} s, "
