@@ -23,9 +23,13 @@ def test_a_connection_the_server_ended_is_replaced_before_the_request_uses_it() 
     connection.ensure_connection()
     ended = connection.connection
     pid = ended.info.backend_pid
-    with connections.create_connection("default").cursor() as other:
-        other.execute("SELECT pg_terminate_backend(%s)", [pid])
-        assert other.fetchone() == (True,)
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+            assert cursor.fetchone() == (True,)
+    finally:
+        other.close()  # or its session outlives the test, and the test database cannot be dropped
     a_new_request()
     with connection.cursor() as cursor:  # no error: a fresh connection answers
         cursor.execute("SELECT pg_backend_pid()")
