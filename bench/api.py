@@ -63,15 +63,11 @@ from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from bench.database import bench_environment, ensure_database, fresh_database  # noqa: E402
+
 # ``--tree`` gets a database of its own (``fairdeal_bench_api_tree``), migrated by its own
 # code: a copy from before a change of the schema cannot use the database of after.
-DATABASE_NAMED = "DATABASE_URL" in os.environ
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/fairdeal_bench_api")
-os.environ.setdefault("CELERY_BROKER_URL", "memory://")
-os.environ.setdefault("LOG_LEVEL", "WARNING")
-
-from bench.database import ensure_database, fresh_database  # noqa: E402
+DATABASE_NAMED = bench_environment("fairdeal_bench_api")
 from bench.production import (  # noqa: E402
     HOST,
     Processes,

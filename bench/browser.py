@@ -42,13 +42,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/fairdeal_bench_browser")
-os.environ.setdefault("CELERY_BROKER_URL", "memory://")
-os.environ.setdefault("LOG_LEVEL", "WARNING")
+from bench.database import bench_environment, fresh_database  # noqa: E402
+
+bench_environment("fairdeal_bench_browser")
 
 from bench.clicks import mostly_cards, play_by_cards  # noqa: E402
-from bench.database import fresh_database  # noqa: E402
 from bench.production import (  # noqa: E402
     HOST,
     Processes,

@@ -1,4 +1,4 @@
-"""The benches' PostgreSQL database: created if missing, migrated, emptied."""
+"""The benches' environment and PostgreSQL database: created if missing, migrated, emptied."""
 
 from __future__ import annotations
 
@@ -7,6 +7,31 @@ import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
+
+# What a bench that runs the code in its own process (no worker, no mail) sets beside.
+IN_PROCESS = {
+    "CELERY_TASK_ALWAYS_EAGER": "false",
+    "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
+    "DEBUG": "false",
+}
+
+
+def bench_environment(database: str, **more: str) -> bool:
+    """Set what a bench's Django runs with, where the environment does not say: the
+    settings, PostgreSQL's database ``database``, an in-memory broker, quiet logs, and
+    ``more``. Before Django is imported. Returns whether ``DATABASE_URL`` was given
+    (``--tree`` otherwise takes a database of its own, ``<database>_tree``)."""
+    named = "DATABASE_URL" in os.environ
+    defaults = {
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{database}",
+        "CELERY_BROKER_URL": "memory://",
+        "LOG_LEVEL": "WARNING",
+        **more,
+    }
+    for name, value in defaults.items():
+        os.environ.setdefault(name, value)
+    return named
 
 
 def ensure_database(url: str) -> None:

@@ -26,6 +26,8 @@ For ``--seconds``:
 - **the watch**: ``GET /healthz`` every quarter second, for its status and the
   age of the last completed deadline sweep.
 
+The clients start once ``/healthz`` first answers 200 (beat has swept).
+
 Printed: the flood's moves and the bots' moves they set off, the other
 player's answer times (p50, p90, p99, max over the answers), the sweep's age
 (median, max), /healthz's answers by status, and the longest wait in the bots'
@@ -54,14 +56,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-DATABASE_NAMED = "DATABASE_URL" in os.environ
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/fairdeal_bench_flood")
-os.environ.setdefault("CELERY_BROKER_URL", "memory://")
-os.environ.setdefault("LOG_LEVEL", "WARNING")
+from bench.database import bench_environment, fresh_database  # noqa: E402
+
+DATABASE_NAMED = bench_environment("fairdeal_bench_flood")
 
 from bench.api import Client, make_players, quantile  # noqa: E402
-from bench.database import fresh_database  # noqa: E402
 from bench.production import (  # noqa: E402
     Processes,
     answering,
@@ -198,6 +197,15 @@ def watch(run: Run) -> None:
         time.sleep(0.25)
 
 
+def healthy(port: int, timeout: float = 30.0) -> None:
+    """Wait for the service's first sweep: the flood starts on a site that is working."""
+    client, give_up = Client(port), time.monotonic() + timeout
+    while client.call("GET", "/healthz", None)[0] != 200:
+        if time.monotonic() > give_up:
+            raise SystemExit(f"/healthz did not answer 200 within {timeout:g} s")
+        time.sleep(0.2)
+
+
 def bot_moves(tables: list[int]) -> int:
     from games.models import Move, Seat
 
@@ -222,7 +230,11 @@ def main() -> None:
     tree = Path(args.tree).resolve() if args.tree else None
     if tree is not None and not DATABASE_NAMED:
         os.environ["DATABASE_URL"] += "_tree"
-    fresh_database("bench/flood.py", "games_table", "games_outboxitem", "auth_user", tree=tree)
+    fresh_database(
+        "bench/flood.py",
+        *("games_table", "games_outboxitem", "games_heartbeat", "auth_user"),
+        tree=tree,
+    )
     ((flooder, other),) = make_players(1)
     redis.Redis.from_url(args.redis).flushdb()
     cores = os.cpu_count() or 1
@@ -253,6 +265,7 @@ def main() -> None:
             ready={"web": answering(port), **{name: worker_ready for name in workers}},
         )
         try:
+            healthy(port)
             run = Run(port, time.monotonic() + args.seconds)
             threads = [threading.Thread(target=watch, args=(run,))]
             threads += [
