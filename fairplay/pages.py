@@ -10,12 +10,15 @@ from django.urls import reverse
 
 from fairplay.keys import public_key_document
 from fairplay.services import contributions_of
+from games.archive import may_watch
 from games.models import Table
 
 
 def verify_page(request: HttpRequest, table_id: int) -> HttpResponse:
     table = Table.objects.select_related("created_by").filter(pk=table_id).first()
     if table is None:
+        raise Http404("There is no such table.")
+    if not may_watch(table, request.user):  # a game its players keep to themselves
         raise Http404("There is no such table.")
     finished = table.status == Table.Status.FINISHED
     contributions: list[dict[str, Any]] = [

@@ -14,6 +14,7 @@ from config.schema import refusals
 from fairplay.keys import public_key_document
 from fairplay.publishing import public_record, signed_record
 from games import services
+from games.archive import may_watch
 from games.models import Table
 from games.serializers import EntropyField
 
@@ -75,6 +76,8 @@ class RecordView(APIView):
         """The signed record once the game has ended; before, only what is public."""
         table = Table.objects.filter(pk=table_id).first()
         if table is None:
+            raise services.TableNotFound(f"there is no table {table_id}")
+        if not may_watch(table, request.user):  # a game its players keep to themselves
             raise services.TableNotFound(f"there is no table {table_id}")
         if table.status != Table.Status.FINISHED:
             return Response(public_record(table))

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from games import (
+    archive_pages,
     converters,  # noqa: F401 (the <row:...> converter)
     pages,
     replay_pages,
@@ -12,6 +13,7 @@ from games import (
 
 urlpatterns = [
     path("lobby/", pages.lobby, name="lobby"),
+    path("games/", archive_pages.archive_page, name="archive-page"),
     path("tables/", pages.my_tables, name="my-tables"),
     path("tables/new/", pages.table_new, name="table-new"),
     path("tables/computer/", pages.table_vs_computer, name="table-vs-computer"),

@@ -215,7 +215,7 @@ def _hand_choices(hands: list[tuple[int, int]], step_no: int, word: str) -> list
 @never_cache
 def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
     """The finished game move by move (``?step=n``), every hand face up: the record is public now."""
-    table = table_or_404(table_id)
+    table = table_or_404(table_id, request.user)
     context: dict[str, Any] = {
         "table": table,
         "page_url": table_url(table.pk),

@@ -117,6 +117,7 @@ def recent_events(table: Table, seat: int | None, ruleset: Ruleset) -> list[dict
                 "at": move["at"],
                 "events": events,
                 "text": [ruleset.event_text(event, names) for event in events],
+                "auto": bool(move.get("auto")),  # played for its seat (Move.automatic)
             }
             _keep(key, shown)
         recent.append(dict(shown))  # its own entry; the events and words shared, never changed

@@ -306,6 +306,10 @@ class RecentMoveSerializer(serializers.Serializer):
         help_text="each event in the game's own words, as you may see it "
         '("ann played 8S and called hearts")',
     )
+    auto = serializers.BooleanField(
+        help_text="played automatically: its seat's only action, forced, and its player asks"
+        " for those to be played at once"
+    )
 
 
 class CancelledSerializer(serializers.Serializer):

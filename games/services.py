@@ -19,6 +19,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.models import Profile
 from accounts.rated_play import check_rated_play
 from config.errors import ServiceError
 from fairplay.models import Contribution
@@ -580,6 +581,7 @@ def _start(table: Table) -> None:
     table.save()
     if work:
         OutboxItem.objects.bulk_create(work)
+    _play_forced(table, state, now)
 
 
 # -- cancelling and expiring ----------------------------------------------------
@@ -708,10 +710,12 @@ def _record(
     action: Any,
     events: list[Event],
     acted: int | None,
+    automatic: bool = False,
 ) -> None:
     """Under the row lock: write what ``seat``'s action (or forfeit), just applied to
     ``state``, changed: the next entry of the table's log, the seats' deadlines, the
-    table, and the work it asks for in the outbox."""
+    table, and the work it asks for in the outbox. ``automatic``: the action was played
+    for its seat (:func:`_play_forced`)."""
     table.version += 1
     _log(
         [
@@ -722,6 +726,7 @@ def _record(
                 seat=seat,
                 action=action,
                 events=_events_json(events),
+                automatic=automatic,
             )
         ]
     )
@@ -747,6 +752,59 @@ def _act(table: Table, seat: int, action: Any, now: datetime) -> None:
         events=events,
         acted=acted,
     )
+    _play_forced(table, state, now)
+
+
+# The most moves played for their players after one write: a forced draw follows a forced
+# draw until a card plays or the stock is spent, far fewer than this in any pack.
+MOST_FORCED = 200
+
+
+def _play_forced(table: Table, state: GameState, now: datetime) -> None:
+    """Under the row lock, after a write that left ``table`` at ``state``: play each seat's
+    forced action (:meth:`GameState.forced_action`) whose player asks for it
+    (``accounts.Profile.auto_play``), logged as played automatically, until no such
+    seat has one.
+
+    In the write's own transaction rather than after its commit (as bots are): the
+    turn the write gave that seat ends under the same lock that began it, so no sweep
+    can find its deadline passed in between, and the others see the table already
+    moved on. One query, and only once an action is forced.
+    """
+    asking: set[int] | None = None
+    for _ in range(MOST_FORCED):
+        if table.status != Table.Status.PLAYING:
+            return
+        players = {seat.number: seat.user_id for seat in seats_of(table) if seat.user_id}
+        forced = [
+            (seat, action)
+            for seat in table.to_act
+            if seat in players and (action := state.forced_action(seat)) is not None
+        ]
+        if not forced:
+            return
+        if asking is None:
+            asking = set(
+                Profile.objects.filter(user_id__in=players.values(), auto_play=True).values_list(
+                    "user_id", flat=True
+                )
+            )
+        mine = [(seat, action) for seat, action in forced if players[seat] in asking]
+        if not mine:
+            return
+        seat, action = mine[0]
+        events = state.apply(seat, action, table_chance(table))
+        _record(
+            table,
+            state,
+            now,
+            kind=Move.Kind.ACTION,
+            seat=seat,
+            action=action,
+            events=events,
+            acted=seat,
+            automatic=True,
+        )
 
 
 # What a move or a forfeit writes on its table's row (the rest of the row stays as it was).

@@ -37,7 +37,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from config.errors import ServiceError
-from games import selectors, services
+from games import archive, selectors, services
 from games.catalogue import find_game, find_ruleset
 from games.forms import deadline_words
 from games.models import Seated, Table
@@ -120,9 +120,13 @@ def table_url(table_id: int) -> str:
     return reverse("table-page", args=[table_id])
 
 
-def table_or_404(table_id: int) -> Table:
+def table_or_404(table_id: int, user: AbstractBaseUser | AnonymousUser) -> Table:
+    """The table, if ``user`` may see it: a game its players keep to themselves is no
+    table to a stranger."""
     table = selectors.table_for_view(table_id)
     if table is None:
+        raise Http404("There is no such table.")
+    if not archive.may_watch(table, user):  # a game its players keep to themselves
         raise Http404("There is no such table.")
     return table
 
@@ -306,7 +310,13 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         game_board,
     )
     log = [
-        {"seq": entry["seq"], "at": entry["at"], "text": entry["text"], "seat": entry["seat"]}
+        {
+            "seq": entry["seq"],
+            "at": entry["at"],
+            "text": entry["text"],
+            "seat": entry["seat"],
+            "auto": entry["auto"],
+        }
         for entry in reversed(view["recent"])
     ]
     return {
@@ -388,7 +398,7 @@ def _wants_fragment(request: HttpRequest) -> bool:
 @never_cache
 def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     """The table as the viewer may see it; ``?fragment=1`` gives its board alone, for table.js."""
-    table = table_or_404(table_id)
+    table = table_or_404(table_id, request.user)
     context = table_context(request, table)
     if _wants_fragment(request):
         return render(request, "games/_table_board.html", context)
@@ -460,7 +470,7 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
     if not fragment:
         return HttpResponseRedirect(table_url(table_id))
     if table is None:
-        table = table_or_404(table_id)
+        table = table_or_404(table_id, request.user)
     context = {**table_context(request, table), "board_messages": said}
     response = render(request, "games/_table_board.html", context, status=status)
     response[BOARD_HEADER] = "1"  # the board itself, not a page: table.js swaps it in
@@ -472,7 +482,7 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
 def table_resign(request: HttpRequest, table_id: int) -> HttpResponse:
     """GET asks "Are you sure?" (a page of its own, so it needs no script); POST resigns."""
     if request.method != "POST":
-        table = table_or_404(table_id)
+        table = table_or_404(table_id, request.user)
         context = table_context(request, table)
         if not context["can_resign"]:
             messages.info(

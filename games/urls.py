@@ -1,6 +1,7 @@
 from django.urls import path
 
 from games import (
+    archive_views,
     converters,  # noqa: F401 (the <row:...> converter)
     holiday_views,
     views,
@@ -9,6 +10,7 @@ from games import (
 urlpatterns = [
     path("games/", views.CatalogueView.as_view(), name="catalogue"),
     path("tables/", views.TableListView.as_view(), name="tables"),
+    path("archive/", archive_views.ArchiveView.as_view(), name="archive"),
     path("tables/<row:table_id>/", views.TableDetailView.as_view(), name="table"),
     path("tables/<row:table_id>/join/", views.JoinView.as_view(), name="table-join"),
     path("tables/<row:table_id>/moves/", views.MoveView.as_view(), name="table-moves"),

@@ -18,7 +18,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from config.schema import refusals
-from games import health, selectors, services
+from games import archive, health, selectors, services
 from games.catalogue import GAMES, find_ruleset
 from games.models import Table
 from games.serializers import (
@@ -35,6 +35,8 @@ from games.serializers import (
 def _table_view(table_id: int, request: Request) -> dict[str, Any]:
     table = selectors.table_for_view(table_id)
     if table is None:
+        raise services.TableNotFound(f"there is no table {table_id}")
+    if not archive.may_watch(table, request.user):  # a game its players keep to themselves
         raise services.TableNotFound(f"there is no table {table_id}")
     return selectors.table_view(table, request.user)
 

@@ -853,6 +853,28 @@ class GameState(ABC):
         """Whether ``action`` is a call out of turn: never owed, so it moves no deadline."""
         return False
 
+    @property
+    def sole_kinds(self) -> frozenset[str]:
+        """The kinds of action that are never legal beside another of the seat's actions
+        (in this game, under its options): made, such an action says by itself that it
+        was the seat's only choice. None unless a game says so; the rules' property
+        tests hold each game to what it says."""
+        return frozenset()
+
+    def forced_action(self, seat: int) -> Action | None:
+        """The action ``seat`` must make, if it has no choice and the action itself shows
+        it had none: its one legal action, of a kind in :attr:`sole_kinds`; else None.
+
+        Played for a player who asks for it (docs/engine.md, "Forced moves"), it tells
+        the others nothing that the action does not tell them when made by hand.
+        """
+        if not self.sole_kinds:
+            return None
+        actions = self.legal_actions(seat)
+        if len(actions) == 1 and actions[0].get("type") in self.sole_kinds:
+            return actions[0]
+        return None
+
     def explain_illegal(self, seat: int, action: Action) -> Refusal:
         """Why ``action``, written as it should be, is not legal; games refine this.
 

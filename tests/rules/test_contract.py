@@ -10,6 +10,8 @@ every step:
 * ``to_act`` holds exactly the seats that owe an action: each has legal actions,
   one of them at least no call out of turn; any other seat has none, or only
   calls out of turn (``is_call``); nobody owes anything once the match is over;
+  an action of a kind the game calls sole (``sole_kinds``) is its seat's only
+  one, and it is what ``forced_action`` names;
 * legal actions apply (to a state loaded from the saved one): at each step of
   a thorough match (the preset's) every one, or ten at random where a step
   lists more, and one at random in the others, beside the one played; an action
@@ -197,6 +199,11 @@ def check_to_act(state: GameState) -> dict[int, list[dict[str, Any]]]:
             assert any(not state.is_call(a) for a in actions), ("only calls owed", seat, actions)
         else:
             assert all(state.is_call(a) for a in actions), ("owed out of turn", seat, actions)
+        # A kind the game calls sole is never legal beside another action: made, it says
+        # by itself that it was forced (what a move played for its player may tell).
+        sole = [a for a in actions if a.get("type") in state.sole_kinds]
+        assert not sole or actions == sole[:1], ("a sole kind beside others", seat, actions)
+        assert state.forced_action(seat) == (sole[0] if sole else None)
     return legal
 
 

@@ -170,6 +170,14 @@ class Crazy8State(EightsState):
         self.voluntary_draw = bool(self.options["voluntary_draw"])
         self.last_card = bool(self.options["last_card"])
 
+    @property
+    def sole_kinds(self) -> frozenset[str]:
+        # A draw at will (voluntary_draw), instead of answering a chain (twos_stack), or
+        # beside the call of a last card (last_card) is a choice among others.
+        if self.voluntary_draw or self.twos_stack or self.last_card:
+            return frozenset()
+        return super().sole_kinds
+
     def _deal(self, chance: Chance) -> list[Event]:
         events = super()._deal(chance)
         # starter_eight "dealer_names": the dealer names the suit before the lead.

@@ -408,6 +408,12 @@ class EightsState(GameState):
         kind = action.get("type")
         return isinstance(kind, str) and kind in self.calls
 
+    @property
+    def sole_kinds(self) -> frozenset[str]:
+        # A draw only when nothing in hand plays, a pass only when nothing plays and
+        # nothing is left to draw: either is then the seat's one action.
+        return frozenset({"draw", "pass"})
+
     def explain_illegal(self, seat: int, action: Action) -> Refusal:
         kind = action["type"]
         if kind == "play":

@@ -237,6 +237,12 @@ class DodoState(EightsState):
             not self.jacks_reverse_at_two or bool(self.options.get("jacks_skip_at_two"))
         )
 
+    @property
+    def sole_kinds(self) -> frozenset[str]:
+        # A draw is also the answer to a chain that could be answered, and a pass may
+        # come beside a call: no kind of Dodo's actions is a seat's only choice by itself.
+        return frozenset()
+
     # -- what may be laid ----------------------------------------------------
 
     def fits(self, card: str) -> bool:
