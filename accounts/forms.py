@@ -194,6 +194,25 @@ class LeaderboardsForm(CheckboxesForm):
         }
 
 
+class PlayForm(CheckboxesForm):
+    """Who may watch the player's games, and whether a forced move is played for them;
+    saved by ``accounts.services.profile_update``."""
+
+    class Meta:
+        model = Profile
+        fields = ["games_public", "auto_play"]
+        labels = {
+            "games_public": "Anybody may watch my games and find them in the archive",
+            "auto_play": "Play my move for me when it is my only one, and forced",
+        }
+        help_texts = {
+            "games_public": "Off, a game you play in is in neither the archive nor the watch"
+            " list, and only its players see its table.",
+            "auto_play": "A draw when no card of yours plays: the log says it was played"
+            " automatically, which tells the others nothing the draw does not.",
+        }
+
+
 class PasswordChangeForm(forms.Form):
     """The new password, twice; the old one is checked by the service, under the login guard."""
 

@@ -1,4 +1,4 @@
-"""The API's bodies of holidays (games.holiday_views, and ``GET /api/accounts/me/``)."""
+"""The API's answers about holidays (games.holiday_views, and ``GET /api/accounts/me/``)."""
 
 from __future__ import annotations
 
@@ -21,10 +21,6 @@ class StrictDaysField(LiveSchema, serializers.IntegerField):
 
     def openapi_schema(self) -> dict[str, Any]:
         return {"type": "integer", "minimum": 1, "maximum": settings.FAIRDEAL_HOLIDAY_DAYS}
-
-
-class HolidayRequestSerializer(serializers.Serializer):
-    days = StrictDaysField(help_text="how many days, from now; the allowance is a year's")
 
 
 class HolidayInProgressSerializer(serializers.Serializer):

@@ -21,6 +21,7 @@ urlpatterns = [
     path("settings/", pages.settings_page, name="settings"),
     path("settings/mail/", pages.settings_mail, name="settings-mail"),
     path("settings/leaderboards/", pages.settings_leaderboards, name="settings-leaderboards"),
+    path("settings/play/", pages.settings_play, name="settings-play"),
     path("settings/verify-email/", pages.settings_verify_email, name="settings-verify-email"),
     path("settings/token/", pages.settings_token, name="settings-token"),
     path("settings/token/revoke/", pages.settings_token_revoke, name="settings-token-revoke"),

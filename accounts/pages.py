@@ -38,6 +38,7 @@ from accounts.forms import (
     LoginForm,
     MailPreferencesForm,
     PasswordChangeForm,
+    PlayForm,
     ResetPasswordForm,
     ResetRequestForm,
     SignupForm,
@@ -249,6 +250,7 @@ def settings_response(
     *,
     mail_form: MailPreferencesForm | None = None,
     leaderboards_form: LeaderboardsForm | None = None,
+    play_form: PlayForm | None = None,
     password_form: PasswordChangeForm | None = None,
     shown_token: str | None = None,
 ) -> HttpResponse:
@@ -262,8 +264,11 @@ def settings_response(
         # Read without writing, as the mail: a player without a row is on the leaderboards.
         profile = Profile.objects.filter(user=user).first() or Profile()
         leaderboards_form = LeaderboardsForm(instance=profile)
+    if play_form is None:
+        play_form = PlayForm(instance=Profile.objects.filter(user=user).first() or Profile())
     token = Token.objects.filter(user=user).values("created").first()
     context = {
+        "play_form": play_form,
         "email_verified": email_verified(user),
         "mail_form": mail_form,
         "leaderboards_form": leaderboards_form,
@@ -302,6 +307,18 @@ def settings_mail(request: HttpRequest) -> HttpResponse:
         return settings_response(request, mail_form=form)
     mail_preferences_update(user=request.user, changes=form.changes())
     messages.success(request, "Your mail settings are saved.")
+    return redirect("settings")
+
+
+@post_only
+def settings_play(request: HttpRequest) -> HttpResponse:
+    """Who may watch my games, and whether a forced move is played for me, through the API's
+    own service (``PATCH /api/accounts/me/`` with ``games_public`` and ``auto_play``)."""
+    form = PlayForm(request.POST)
+    if not form.is_valid():
+        return settings_response(request, play_form=form)
+    profile_update(user=request.user, **form.cleaned_data)
+    messages.success(request, "Your settings for watching and play are saved.")
     return redirect("settings")
 
 

@@ -204,6 +204,12 @@ class MeSerializer(serializers.Serializer):
     on_leaderboards = serializers.BooleanField(
         help_text="whether the leaderboards list me; off them I am still rated (docs/ratings.md)"
     )
+    games_public = serializers.BooleanField(
+        help_text="whether anybody may watch my games and find them in the archive"
+    )
+    auto_play = serializers.BooleanField(
+        help_text="whether my only legal action, when forced, is played for me at once"
+    )
     holiday = HolidaysSerializer(
         read_only=True, help_text="the days of holiday left, and the holiday in progress"
     )
@@ -212,11 +218,21 @@ class MeSerializer(serializers.Serializer):
 class MeUpdateSerializer(StrictSerializer):
     """What to change: the kinds of mail, being on the leaderboards, or both."""
 
-    when_empty = "send what to change: mail, on_leaderboards or both"
+    when_empty = "send what to change: mail, on_leaderboards, games_public or auto_play"
 
     mail = MailPreferencesSerializer(required=False)
     on_leaderboards = StrictBooleanField(
         required=False, help_text="false keeps me off the leaderboards; I am still rated"
+    )
+    games_public = StrictBooleanField(
+        required=False,
+        help_text="false keeps my games out of the archive and the watch list: only their"
+        " players see them",
+    )
+    auto_play = StrictBooleanField(
+        required=False,
+        help_text="true plays my only legal action for me at once when it is forced (a draw"
+        " when no card fits)",
     )
 
 

@@ -130,11 +130,31 @@ def password_change(*, user: Any, old_password: str, new_password: str, address:
     Token.objects.filter(user=user).delete()
 
 
-def profile_update(*, user: Any, on_leaderboards: bool) -> Profile:
-    """Whether the leaderboards list ``user`` (``PATCH /api/accounts/me/`` and the settings
-    page). Off them, the player is still rated, and their own page shows it without a rank."""
+def profile_update(
+    *,
+    user: Any,
+    on_leaderboards: bool | None = None,
+    games_public: bool | None = None,
+    auto_play: bool | None = None,
+) -> Profile:
+    """Change what is given of ``user``'s profile (``PATCH /api/accounts/me/`` and the
+    settings page); None leaves a setting as it is. ``on_leaderboards``: whether the
+    leaderboards list them (off them, the player is still rated, and their own page
+    shows it without a rank); ``games_public``: whether strangers may watch their games
+    and find them in the archive; ``auto_play``: whether a forced move is played for them."""
+    changes = {
+        name: value
+        for name, value in (
+            ("on_leaderboards", on_leaderboards),
+            ("games_public", games_public),
+            ("auto_play", auto_play),
+        )
+        if value is not None
+    }
     profile = Profile.for_user(user)
-    profile.on_leaderboards = on_leaderboards
-    profile.save(update_fields=["on_leaderboards"])
+    for name, value in changes.items():
+        setattr(profile, name, value)
+    if changes:
+        profile.save(update_fields=list(changes))
     user.profile = profile
     return profile

@@ -15,7 +15,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.mail_preferences import mail_preferences_update
-from accounts.models import MailPreferences, email_verified, holidays_json, on_leaderboards
+from accounts.models import (
+    MailPreferences,
+    Profile,
+    email_verified,
+    holidays_json,
+    on_leaderboards,
+)
 from accounts.serializers import (
     AccountSerializer,
     MeSerializer,
@@ -209,6 +215,7 @@ class MeView(APIView):
     @staticmethod
     def _answer(request: Request, preferences: MailPreferences) -> Response:
         user = request.user
+        profile = Profile.objects.filter(user=user).first() or Profile()  # none: the defaults
         return Response(
             {
                 "username": user.username,
@@ -216,6 +223,8 @@ class MeView(APIView):
                 "email_verified": email_verified(user),
                 "mail": preferences.as_json(),
                 "on_leaderboards": on_leaderboards(user),
+                "games_public": profile.games_public,
+                "auto_play": profile.auto_play,
                 "holiday": holidays_json(user, timezone.now()),
             }
         )
@@ -237,10 +246,13 @@ class MeView(APIView):
             preferences = mail_preferences_update(user=request.user, changes=changes)
         else:
             preferences = MailPreferences.for_user(request.user)
-        if "on_leaderboards" in serializer.validated_data:
-            profile_update(
-                user=request.user, on_leaderboards=serializer.validated_data["on_leaderboards"]
-            )
+        settings = {
+            name: serializer.validated_data[name]
+            for name in ("on_leaderboards", "games_public", "auto_play")
+            if name in serializer.validated_data
+        }
+        if settings:
+            profile_update(user=request.user, **settings)
         return self._answer(request, preferences)
 
 

@@ -13,10 +13,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.holiday_serializers import HolidayRequestSerializer, HolidaysSerializer
+from accounts.holiday_serializers import HolidaysSerializer, StrictDaysField
 from accounts.models import holidays_json
+from accounts.serializers import StrictSerializer
 from config.schema import refusals
 from games import holidays
+
+
+class HolidayRequestSerializer(StrictSerializer):
+    """How long: ``{"days": n}``; any other field is refused."""
+
+    days = StrictDaysField(help_text="how many days, from now; the allowance is a year's")
 
 
 class HolidayView(APIView):
