@@ -624,7 +624,7 @@ def main() -> None:
     )
 
     print(
-        f"  the turns' mail (games.notifications.mail_turns: its two queries, nothing due) over "
+        f"  the turns' mail (games.notifications.mail_turns: its queries, your turn, two reminders and the digests, nothing due) over "
         f"{args.tables:,} playing tables: {turns:.1f} ms a call, beat's every "
         "FAIRDEAL_REMINDER_SECONDS"
     )
