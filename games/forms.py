@@ -94,6 +94,18 @@ def bot_seat_notes() -> list[str]:
     ]
 
 
+# The reserves of time a host picks from (seconds; none first), within
+# FAIRDEAL_MIN_DEADLINE_SECONDS and FAIRDEAL_MAX_RESERVE_SECONDS.
+RESERVES = (3600, 86400, 3 * 86400, 7 * 86400, 14 * 86400)
+
+
+def reserve_choices() -> list[tuple[str, str]]:
+    low = settings.FAIRDEAL_MIN_DEADLINE_SECONDS
+    high = settings.FAIRDEAL_MAX_RESERVE_SECONDS
+    spans = [(str(s), deadline_words(s)) for s in RESERVES if low <= s <= high]
+    return [("0", "None"), *spans]
+
+
 def deadline_choices() -> list[tuple[int, str]]:
     low = settings.FAIRDEAL_MIN_DEADLINE_SECONDS
     high = settings.FAIRDEAL_MAX_DEADLINE_SECONDS
@@ -251,6 +263,15 @@ class TableForm(forms.Form):
             "invalid_choice": "Choose a deadline from the list.",
         },
     )
+    reserve = forms.TypedChoiceField(
+        coerce=int,
+        required=False,
+        empty_value=0,
+        label="Reserve of time",
+        help_text="Each player's extra time for the whole game: a move after its deadline draws"
+        " the overrun from it, and the game is lost on time only when it is spent.",
+        error_messages={"invalid_choice": "Choose a reserve of time from the list."},
+    )
     rated = forms.BooleanField(
         required=False,
         help_text="The result counts for the game's leaderboard. Never with a bot at the table;"
@@ -307,6 +328,7 @@ class TableForm(forms.Form):
         self.fields["bots"].choices = [(str(n), str(n)) for n in range(high)]
         self.fields["game"].choices = game_choices()
         self.fields["deadline"].choices = [(str(s), words) for s, words in deadline_choices()]
+        self.fields["reserve"].choices = reserve_choices()
         self.fields["bot_fill"].choices = bot_fill_choices()
 
     def clean(self) -> dict[str, Any]:

@@ -291,6 +291,7 @@ def table_new(request: HttpRequest) -> HttpResponse:
                     game=data["game"],
                     seats=data["seats"],
                     deadline=data["deadline"],
+                    reserve=data["reserve"] or 0,
                     rated=data["rated"],
                     options=options.options(),
                     bots=form.bot_seats(),

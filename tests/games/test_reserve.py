@@ -219,3 +219,25 @@ def test_a_move_and_the_sweep_racing_within_the_reserve_leave_the_move_standing(
     left = reserve_of(table, seat)
     assert left is not None and timedelta(seconds=560) < left < timedelta(seconds=570)
     assert settings.FAIRDEAL_MAX_RESERVE_SECONDS >= 600
+
+
+@pytest.mark.django_db
+def test_the_new_table_page_offers_a_reserve_and_refuses_one_not_on_its_list() -> None:
+    from django.test import Client
+
+    from tests.pages.test_lobby_pages import NEW, new_table_form
+
+    (alice,) = make_users("alice")
+    client = Client()
+    client.force_login(alice)
+    page = client.get(NEW).content.decode()
+    assert "Reserve of time" in page and '<option value="604800">7 days</option>' in page
+    refused = client.post(NEW, new_table_form(client, reserve="5"))
+    assert refused.status_code == 400
+    assert "Choose a reserve of time from the list." in refused.content.decode()
+    assert not Table.objects.exists()
+    made = client.post(NEW, new_table_form(client, reserve="604800"))
+    assert made.status_code == 302
+    assert Table.objects.get().reserve_seconds == 604800
+    client.post(NEW, new_table_form(client))
+    assert Table.objects.order_by("-pk").first().reserve_seconds == 0
