@@ -26,6 +26,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_post_parameters
@@ -122,15 +123,18 @@ def refused(response: HttpResponse, refusal: TooManyRequests) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @cache_required
 def signup(request: HttpRequest) -> HttpResponse:
+    # Where to go once signed up (an invitation's link), as the login page's ``next``.
+    next_page = _next_page(request)
     if request.user.is_authenticated:
         messages.info(request, f"You are signed in as {request.user.username} already.")
-        return redirect("my-tables")
+        return redirect(next_page or "my-tables")
     if request.method != "POST":
-        return render(request, "accounts/signup.html", {"form": SignupForm()})
+        context = {"form": SignupForm(), "next": next_page}
+        return render(request, "accounts/signup.html", context)
     refusal = over_accounts_rate(request)
     if refusal is not None:
         form = SignupForm(initial=_kept(request, "username", "email"))
-        context = {"form": form, "refusal": refusal.detail}
+        context = {"form": form, "refusal": refusal.detail, "next": next_page}
         return refused(render(request, "accounts/signup.html", context), refusal)
     form = SignupForm(request.POST)
     if form.is_valid():
@@ -150,8 +154,17 @@ def signup(request: HttpRequest) -> HttpResponse:
                 f"Welcome, {user.username}. Please check your mail to verify your address "
                 f"({user.email}): until then we send you no game mail.",
             )
-            return redirect("my-tables")
-    return render(request, "accounts/signup.html", {"form": form})
+            return redirect(next_page or "my-tables")
+    return render(request, "accounts/signup.html", {"form": form, "next": next_page})
+
+
+def _next_page(request: HttpRequest) -> str:
+    """The ``next`` page asked for, if it is one of ours; "" otherwise (as Django's login)."""
+    wanted = request.POST.get("next") or request.GET.get("next") or ""
+    safe = url_has_allowed_host_and_scheme(
+        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return wanted if safe else ""
 
 
 class CountedPostMixin:
@@ -260,12 +273,14 @@ def settings_response(
         # Read without writing: a player without a row gets every kind of mail.
         preferences = MailPreferences.objects.filter(user=user).first() or MailPreferences()
         mail_form = MailPreferencesForm(instance=preferences)
-    if leaderboards_form is None:
-        # Read without writing, as the mail: a player without a row is on the leaderboards.
+    if leaderboards_form is None or play_form is None:
+        # Read without writing, as the mail: a player without a row is on the leaderboards,
+        # has public games and plays every move.
         profile = Profile.objects.filter(user=user).first() or Profile()
-        leaderboards_form = LeaderboardsForm(instance=profile)
-    if play_form is None:
-        play_form = PlayForm(instance=Profile.objects.filter(user=user).first() or Profile())
+        if leaderboards_form is None:
+            leaderboards_form = LeaderboardsForm(instance=profile)
+        if play_form is None:
+            play_form = PlayForm(instance=profile)
     token = Token.objects.filter(user=user).values("created").first()
     context = {
         "play_form": play_form,

@@ -388,6 +388,8 @@ FAIRDEAL_TURN_MAIL_WAIT_SECONDS = env.int("FAIRDEAL_TURN_MAIL_WAIT_SECONDS", def
 # may wait for players before it expires (cancelled, its seed never used).
 FAIRDEAL_MAX_OPEN_TABLES = env.int("FAIRDEAL_MAX_OPEN_TABLES", default=10)
 FAIRDEAL_OPEN_TABLE_SECONDS = env.int("FAIRDEAL_OPEN_TABLE_SECONDS", default=7 * 24 * 3600)
+# How long an offer to play a finished table again waits for every player to accept it.
+FAIRDEAL_REMATCH_SECONDS = env.int("FAIRDEAL_REMATCH_SECONDS", default=24 * 3600)
 # How many games with bots one account may have going at once (bots think on our CPUs).
 FAIRDEAL_MAX_BOT_TABLES = env.int("FAIRDEAL_MAX_BOT_TABLES", default=10)
 # The shortest wait a host may choose before free seats are filled with bots, in seconds.

@@ -12,11 +12,12 @@ from fairplay.keys import public_key_document
 from fairplay.services import contributions_of
 from games.archive import may_watch
 from games.models import Table
+from games.privacy import may_see
 
 
 def verify_page(request: HttpRequest, table_id: int) -> HttpResponse:
     table = Table.objects.select_related("created_by").filter(pk=table_id).first()
-    if table is None:
+    if table is None or not may_see(table, request.user):  # a private table: its players'
         raise Http404("There is no such table.")
     if not may_watch(table, request.user):  # a game its players keep to themselves
         raise Http404("There is no such table.")

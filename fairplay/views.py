@@ -16,6 +16,7 @@ from fairplay.publishing import public_record, signed_record
 from games import services
 from games.archive import may_watch
 from games.models import Table
+from games.privacy import may_see
 from games.serializers import EntropyField
 
 
@@ -75,7 +76,7 @@ class RecordView(APIView):
     def get(self, request: Request, table_id: int) -> Response:
         """The signed record once the game has ended; before, only what is public."""
         table = Table.objects.filter(pk=table_id).first()
-        if table is None:
+        if table is None or not may_see(table, request.user):  # a private table: its players'
             raise services.TableNotFound(f"there is no table {table_id}")
         if not may_watch(table, request.user):  # a game its players keep to themselves
             raise services.TableNotFound(f"there is no table {table_id}")

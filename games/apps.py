@@ -9,6 +9,7 @@ class GamesConfig(AppConfig):
         # The outbox finds its handlers by name: register the games' own.
         from games import (  # noqa: F401
             bot_play,
+            invitations,
             notifications,
             signals,
         )

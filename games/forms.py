@@ -277,6 +277,11 @@ class TableForm(forms.Form):
         help_text="The result counts for the game's leaderboard. Never with a bot at the table;"
         " only for accounts with a verified e-mail address, a few days old.",
     )
+    private = forms.BooleanField(
+        required=False,
+        label="Private",
+        help_text="Kept out of the lobby: you get a link to send, and may invite players by name.",
+    )
     bots = forms.TypedChoiceField(
         label="Computer players",
         coerce=int,

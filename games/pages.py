@@ -28,7 +28,7 @@ from redis.exceptions import RedisError
 from accounts.names import is_valid_username
 from config.errors import ServiceError
 from fairplay.models import Contribution
-from games import selectors, services
+from games import invitations, selectors, services
 from games.catalogue import RULESETS
 from games.forms import (
     DEFAULT_DEADLINE,
@@ -297,6 +297,7 @@ def table_new(request: HttpRequest) -> HttpResponse:
                     bots=form.bot_seats(),
                     bot_fill=form.bot_fill_request(),
                     entropy=data["entropy"] or None,
+                    private=data["private"],
                 )
                 receipt = _receipt(table, 0)
         except RulesError as error:
@@ -428,7 +429,7 @@ def table_again(request: HttpRequest, table_id: int) -> HttpResponse:
                 user=request.user,
                 entropy=request.POST.get("entropy") or None,
             )
-            receipt = _receipt(table, 0)
+            receipt = _receipt(table, Seat.objects.get(table=table, user=request.user).number)
     except (ServiceError, RulesError) as error:
         _forget_again(key)
         messages.error(
@@ -439,16 +440,20 @@ def table_again(request: HttpRequest, table_id: int) -> HttpResponse:
         return redirect("table-page", table_id)
     _remember_again(key, table.pk)
     if table.status == Table.Status.OPEN:
-        free = sum(1 for seat in table.seated() if seat.user_id is None and not seat.is_bot)
-        state = f"is open in the lobby, waiting for {free} more player{'' if free == 1 else 's'}"
+        others = Seat.objects.filter(table=table, user__isnull=False, joined_at__isnull=True)
+        waiting = len(others)
+        state = (
+            f"is offered: the cards are dealt when the other {waiting} player"
+            f"{' has' if waiting == 1 else 's have'} accepted"
+        )
     else:
         state = "has started"
     messages.success(
         request,
         f"Table {table.pk} {state}: {game_name(table.game)} again, as at table {table_id}"
-        f" ({table.seat_count} seats, {deadline_words(table.deadline_seconds)} a move); you"
-        f" sit in seat 0. Its seed is new and committed: SHA-256 {table.commitment}."
-        f" {_entropy_words(receipt)}",
+        f" ({table.seat_count} seats, {deadline_words(table.deadline_seconds)} a move),"
+        f" everybody in the seat they had. Its seed is new and committed: SHA-256"
+        f" {table.commitment}. {_entropy_words(receipt)}",
     )
     return redirect("table-page", table.pk)
 
@@ -484,13 +489,17 @@ def _forget_again(key: str) -> None:
 @require_POST
 def table_join(request: HttpRequest, table_id: int) -> HttpResponse:
     """Take a free seat, with the browser's contribution to the seed; then the table's page."""
+    invite = request.POST.get("invite") or None
     if not request.user.is_authenticated:
         messages.info(request, "Log in to take a seat; then join the table again.")
-        return redirect(f"{reverse('login-page')}?{urlencode({'next': reverse('lobby')})}")
+        back = reverse("table-invite-page", args=[table_id, invite]) if invite else reverse("lobby")
+        return redirect(f"{reverse('login-page')}?{urlencode({'next': back})}")
     entropy = request.POST.get("entropy") or None
     try:
         with transaction.atomic():
-            table = services.table_join(table_id=table_id, user=request.user, entropy=entropy)
+            table = services.table_join(
+                table_id=table_id, user=request.user, entropy=entropy, invite=invite
+            )
             seat = Seat.objects.get(table=table, user=request.user).number
             receipt = _receipt(table, seat)
     except services.AlreadySeated:
@@ -527,5 +536,9 @@ def my_tables(request: HttpRequest) -> HttpResponse:
             row for row in rows if not row["your_turn"] and row["status"] != Table.Status.FINISHED
         ],
         "finished": [row for row in rows if row["status"] == Table.Status.FINISHED],
+        "invitations": [
+            {**row, "game_name": game_name(row["game"])}
+            for row in invitations.pending(request.user)
+        ],
     }
     return render(request, "games/my_tables.html", context)

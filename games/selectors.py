@@ -153,6 +153,49 @@ def cancelled_view(table: Table) -> dict[str, Any] | None:
     return {"reason": table.end_reason, "at": iso(table.cancelled_at)}
 
 
+def invitation_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict | None:
+    """The invitation link of a private table waiting for players, for its host alone."""
+    if not table.private or table.status != Table.Status.OPEN:
+        return None
+    if not user.is_authenticated or user.pk != table.created_by_id:
+        return None
+    path = (
+        reverse("table-invite-page", args=[table.pk, table.invite_token])
+        if table.invite_token
+        else None
+    )
+    return {"token": table.invite_token or None, "url": path}
+
+
+def rematch_view(table: Table) -> dict[str, Any] | None:
+    """The rematch a table is (``of``: the table it plays again; while it waits, when the
+    offer lapses and the seats ``awaiting`` an answer), or the one offered of a finished
+    table (``table``); None if neither. A query only for those two."""
+    offered = None
+    if table.status == Table.Status.FINISHED:
+        offered = (
+            table.rematches.exclude(status=Table.Status.CANCELLED)
+            .values_list("pk", flat=True)
+            .first()
+        )
+    if table.rematch_of_id is None and offered is None:
+        return None
+    waiting = table.status == Table.Status.OPEN and table.rematch_of_id is not None
+    awaiting = (
+        Seat.objects.filter(table=table, user__isnull=False, joined_at__isnull=True)
+        .order_by("number")
+        .values_list("number", flat=True)
+        if waiting
+        else []
+    )
+    return {
+        "of": table.rematch_of_id,
+        "table": offered,
+        "until": iso(table.rematch_until) if waiting else None,
+        "awaiting": list(awaiting),
+    }
+
+
 def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str, Any]:
     """The table as ``user`` may see it: their own hand, never anybody else's.
 
@@ -187,6 +230,9 @@ def table_view(table: Table, user: AbstractBaseUser | AnonymousUser) -> dict[str
         "result": table.result,
         "cancelled": cancelled_view(table),
         "recent": [],
+        "is_private": table.private,
+        "invitation": invitation_view(table, user),
+        "rematch": rematch_view(table),
     }
     if table.state is None:
         data["seats"] = _seats(table, None, None)
@@ -300,7 +346,7 @@ def open_tables(
     queries, whatever the page size: the count and the page (its rows show their seats).
     """
     free_seat = Seat.objects.filter(table=OuterRef("pk"), user__isnull=True, is_bot=False)
-    tables = Table.objects.filter(Exists(free_seat), status=Table.Status.OPEN)
+    tables = Table.objects.filter(Exists(free_seat), status=Table.Status.OPEN, private=False)
     if game:
         tables = tables.filter(game=game)
     if seats is not None:

@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from rest_framework import serializers
 
+from accounts.names import USERNAME
 from accounts.serializers import StrictBooleanField
 from config.schema import LiveSchema
 from fairplay.services import MAX_ENTROPY_BYTES, MIN_ENTROPY_BYTES
@@ -236,10 +237,51 @@ class TableCreateSerializer(serializers.Serializer):
         help_text="fill the seats still free after a wait with bots, then deal",
     )
     entropy = EntropyField(required=False)
+    private = StrictBooleanField(
+        default=False,
+        help_text="kept out of the lobby: joined by its invitation link or by invitation",
+    )
 
 
 class JoinSerializer(serializers.Serializer):
     entropy = EntropyField(required=False)
+    invite = serializers.RegexField(
+        r"^[A-Za-z0-9_-]{1,64}$",
+        required=False,
+        help_text="a private table's invitation link's secret (its last part)",
+    )
+
+
+class InviteSerializer(serializers.Serializer):
+    username = serializers.RegexField(
+        rf"^{USERNAME.pattern}$", help_text="the player invited to your private table"
+    )
+
+
+class InvitationViewSerializer(serializers.Serializer):
+    table = serializers.IntegerField()
+    username = serializers.CharField()
+    declined = serializers.BooleanField()
+
+
+class InviteLinkSerializer(serializers.Serializer):
+    token = serializers.CharField(
+        allow_null=True, help_text="the link's secret, for `join`; null once revoked"
+    )
+    url = serializers.CharField(allow_null=True, help_text="the page that joins with it")
+
+
+class RematchViewSerializer(serializers.Serializer):
+    of = serializers.IntegerField(allow_null=True, help_text="the table this one plays again")
+    table = serializers.IntegerField(
+        allow_null=True, help_text="of a finished table: its rematch, offered or playing"
+    )
+    until = serializers.DateTimeField(
+        allow_null=True, help_text="while waiting: when the offer lapses"
+    )
+    awaiting = serializers.ListField(
+        child=serializers.IntegerField(), help_text="the seats yet to accept"
+    )
 
 
 class MoveSerializer(serializers.Serializer):
@@ -375,6 +417,11 @@ class TableViewSerializer(serializers.Serializer):
         allow_null=True, help_text="why and when, if the table was cancelled; its seed stays secret"
     )
     recent = RecentMoveSerializer(many=True, help_text="the last moves, as you may see them")
+    is_private = serializers.BooleanField(help_text="kept out of the lobby; seen by invitation")
+    invitation = InviteLinkSerializer(
+        allow_null=True, help_text="to the host of a private table waiting: its link"
+    )
+    rematch = RematchViewSerializer(allow_null=True)
 
 
 class TableSummarySerializer(serializers.Serializer):

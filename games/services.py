@@ -24,9 +24,19 @@ from accounts.rated_play import check_rated_play
 from config.errors import ServiceError
 from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, receipts_of, seed_for
-from games import holidays, notifications, outbox, selectors
+from games import holidays, notifications, outbox, privacy, selectors
 from games.catalogue import find_game, find_ruleset
-from games.models import CANCELLED, EXPIRED, Heartbeat, Move, OutboxItem, Seat, Seated, Table
+from games.models import (
+    CANCELLED,
+    EXPIRED,
+    Heartbeat,
+    Invitation,
+    Move,
+    OutboxItem,
+    Seat,
+    Seated,
+    Table,
+)
 from games.rules import Event, GameState
 from games.rules.base import RESIGNED, TIMEOUT
 from games.rules.chance import SEED_BYTES, SeededChance, commitment
@@ -182,6 +192,8 @@ def _log(moves: list[Move]) -> None:
 def _seated(table: Table, user: AbstractBaseUser) -> int:
     """The caller's seat at ``table``, or :class:`NotSeated`."""
     number = seat_of(table, user)
+    if number is None and not privacy.may_see(table, user):
+        raise TableNotFound(f"there is no table {table.pk}")
     if number is None:
         raise NotSeated("you do not have a seat at this table")
     return number
@@ -409,6 +421,7 @@ def table_create(
     bots: Sequence[Mapping[str, Any]] | None = None,
     bot_fill: Mapping[str, Any] | None = None,
     entropy: str | None = None,
+    private: bool = False,
 ) -> Table:
     """Open a table with the creator in seat 0 and bots in the seats the host gave them.
 
@@ -416,7 +429,9 @@ def table_create(
     others (a head-to-head against the computer in one step). With
     ``bot_fill``, the seats still free after the host's wait are filled with
     bots (:func:`fill_with_bots`). A table with a bot is never rated; a rated table is
-    made and joined only by those who may play rated (``accounts.rated_play``).
+    made and joined only by those who may play rated (``accounts.rated_play``). A
+    ``private`` table is not in the lobby: it is joined through its invitation link, or
+    by those the host invites by name (:mod:`games.invitations`).
     """
     ruleset = find_ruleset(game)
     resolved = ruleset.validate(seats, options)
@@ -453,6 +468,8 @@ def table_create(
         commitment=commitment(server_seed),
         bot_fill_at=fill_at,
         bot_fill_level=fill_level,
+        private=private,
+        invite_token=privacy.new_token() if private else "",
     )
     Seat.objects.bulk_create(
         Seat(
@@ -475,51 +492,131 @@ def table_create(
     return table
 
 
-def table_again(*, table_id: int, user: AbstractBaseUser, entropy: str | None = None) -> Table:
-    """A new table like the finished table ``table_id``, for one of its players, in seat 0.
+# The outbox's kind for "mail this invitation" (the handler: games.invitations).
+INVITATION_MAIL = "games.invitation_mail"
 
-    The same game (at its current version), options, seat count, deadline and
-    rated flag, and a bot of the same level in each seat a bot held; a new seed.
-    The other seats wait for people, as at any new table; with bots in all of
-    them the game starts at once.
+
+class RematchDeclined(ServiceError):
+    code = "rematch_declined"
+    status = 409
+
+
+@transaction.atomic
+def table_again(*, table_id: int, user: AbstractBaseUser, entropy: str | None = None) -> Table:
+    """Offer the players of the finished table ``table_id`` a rematch, or accept the one
+    offered: a new table with the same game (at its current version), options, seat
+    count, deadline, rated flag and privacy, each player in the seat they had, a bot
+    of the same level in each seat a bot held, and a new seed.
+
+    The offerer's seat is taken; the others' are kept for them, and each is invited
+    (mailed through the outbox). The cards are dealt once every player has accepted
+    (:func:`table_join`); with only bots as opponents, at once. Unaccepted within
+    ``FAIRDEAL_REMATCH_SECONDS``, the offer lapses (:func:`lapse_rematches`). Sent
+    while a rematch of the table is waiting, started or over, this accepts it or leads
+    to it: a table is played again once at a time.
     """
-    table = Table.objects.filter(pk=table_id).first()
-    if table is None:
+    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    if table is None or not privacy.may_see(table, user):
         raise TableNotFound(f"there is no table {table_id}")
     seats = seats_of(table)
     if not any(seat.user_id == user.pk for seat in seats):
         raise NotSeated("only the players who sat at this table may play again from it")
     if table.status != Table.Status.FINISHED:
         raise NotFinished("its game is not over: play again from it once it is")
-    return table_create(
-        user=user,
-        game=table.game,
-        seats=table.seat_count,
-        deadline=table.deadline_seconds,
+    offered = table.rematches.exclude(status=Table.Status.CANCELLED).first()
+    if offered is not None:
+        if offered.status == Table.Status.OPEN:
+            pending = Seat.objects.filter(table=offered, user=user, joined_at__isnull=True)
+            if pending.exists():
+                return table_join(table_id=offered.pk, user=user, entropy=entropy)
+        return offered
+    ruleset = find_ruleset(table.game)
+    resolved = ruleset.validate(table.seat_count, dict(table.options))
+    if table.rated:
+        check_rated_play(user)
+    get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
+    others = [seat for seat in seats if seat.user_id is not None and seat.user_id != user.pk]
+    if others:
+        _check_open_tables(user)
+    else:
+        _check_bot_tables(user)
+    now = timezone.now()
+    server_seed = secrets.token_bytes(SEED_BYTES)
+    again = Table.objects.create(
+        game=ruleset.id,
+        ruleset_version=ruleset.version,
+        options=resolved,
+        seat_count=table.seat_count,
+        deadline_seconds=table.deadline_seconds,
         rated=table.rated,
-        options=dict(table.options),
-        bots=[{"seat": seat.number, "level": seat.bot_level} for seat in seats if seat.is_bot],
-        entropy=entropy,
+        created_by=user,
+        server_seed=server_seed,
+        commitment=commitment(server_seed),
+        private=table.private,
+        rematch_of=table,
+        rematch_until=(
+            now + timedelta(seconds=settings.FAIRDEAL_REMATCH_SECONDS) if others else None
+        ),
     )
+    Seat.objects.bulk_create(
+        Seat(
+            table=again,
+            number=seat.number,
+            user_id=seat.user_id,
+            # Kept for a player until they accept; taken for the offerer and the bots.
+            joined_at=now if seat.user_id == user.pk or seat.is_bot else None,
+            is_bot=seat.is_bot,
+            bot_level=seat.bot_level,
+        )
+        for seat in seats
+    )
+    _reseat(again)
+    mine = next(seat.number for seat in seats if seat.user_id == user.pk)
+    if entropy is not None:
+        add_contribution(table=again, seat=mine, entropy=entropy)
+    if not others:
+        _start(again)
+        return again
+    again.save(update_fields=["seating"])
+    invitations = Invitation.objects.bulk_create(
+        Invitation(table=again, user_id=seat.user_id) for seat in others
+    )
+    OutboxItem.objects.bulk_create(
+        outbox.item(INVITATION_MAIL, account=user.pk, invitation_id=invitation.pk)
+        for invitation in invitations
+    )
+    return again
 
 
 @transaction.atomic
-def table_join(*, table_id: int, user: AbstractBaseUser, entropy: str | None = None) -> Table:
-    """Take the lowest free seat, with an optional contribution to the seed.
+def table_join(
+    *,
+    table_id: int,
+    user: AbstractBaseUser,
+    entropy: str | None = None,
+    invite: str | None = None,
+) -> Table:
+    """Take the lowest free seat, or the seat a rematch keeps for the caller (accepting
+    it), with an optional contribution to the seed.
 
-    The first hand is dealt when the last seat is taken.
+    A private table is joined with its invitation link's secret (``invite``) or an
+    invitation by name; to anybody else it does not exist. The first hand is dealt
+    when the last seat is taken, and every kept seat accepted.
     """
     table = _lock(table_id)
+    if not privacy.may_see(table, user, invite=invite):
+        raise TableNotFound(f"there is no table {table_id}")
     if table.status != Table.Status.OPEN:
         raise NotOpen(
             "this table is no longer open: its game has started or ended, or it was cancelled"
         )
-    if Seat.objects.filter(table=table, user=user).exists():
+    mine = Seat.objects.filter(table=table, user=user).first()
+    if mine is not None and mine.joined_at is not None:
         raise AlreadySeated("you already have a seat at this table")
     if table.rated:
         check_rated_play(user)
     free = Seat.objects.filter(table=table, user__isnull=True, is_bot=False).order_by("number")
-    seat = free.first()
+    seat = mine or free.first()
     if seat is None:
         raise TableFull("every seat at this table is taken")
     seat.user = user
@@ -532,7 +629,8 @@ def table_join(*, table_id: int, user: AbstractBaseUser, entropy: str | None = N
     if entropy is not None:
         add_contribution(table=table, seat=seat.number, entropy=entropy)
     _reseat(table)
-    if any(other.is_free for other in seats_of(table)):
+    kept = Seat.objects.filter(table=table, user__isnull=False, joined_at__isnull=True)
+    if any(other.is_free for other in seats_of(table)) or kept.exists():
         table.save(update_fields=["seating"])
     else:
         _start(table)
@@ -596,6 +694,8 @@ def table_cancel(*, table_id: int, user: AbstractBaseUser, by_staff: bool = Fals
     signed record. ``by_staff``: staff call it off, not the host (``games.staff``).
     """
     table = _lock(table_id)
+    if not by_staff and not privacy.may_see(table, user):
+        raise TableNotFound(f"there is no table {table_id}")
     if table.created_by_id != user.pk and not by_staff:
         raise NotHost("only the player who opened this table may cancel it")
     if table.status != Table.Status.OPEN:
@@ -621,7 +721,7 @@ def expire_open_tables(*, now: datetime | None = None, batch: int = EXPIRE_BATCH
     """
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=settings.FAIRDEAL_OPEN_TABLE_SECONDS)
-    expired: list[int] = []
+    expired: list[int] = lapse_rematches(now=now, batch=batch)
     while True:
         with transaction.atomic():
             hosts = dict(
@@ -641,6 +741,37 @@ def expire_open_tables(*, now: datetime | None = None, batch: int = EXPIRE_BATCH
         expired.extend(due)
         if len(due) < batch:
             return expired
+
+
+def lapse_rematches(*, now: datetime | None = None, batch: int = EXPIRE_BATCH) -> list[int]:
+    """Cancel, as expired, every rematch that not every player accepted in time.
+
+    Run by beat with the expiry of open tables (not when somebody next looks): the
+    players are mailed that it will not be played, "my tables" shows it as it is, and
+    the offerer's place under the cap on open tables comes back. The partial index
+    ``table_rematch_due`` holds only the rematches waiting, so a run reads the due
+    ones and nothing else. Locked rows (an acceptance) are skipped, as in the expiry.
+    """
+    now = now or timezone.now()
+    lapsed: list[int] = []
+    while True:
+        with transaction.atomic():
+            hosts = dict(
+                Table.objects.select_for_update(skip_locked=True)
+                .filter(status=Table.Status.OPEN, rematch_until__lte=now)
+                .order_by("rematch_until", "id")
+                .values_list("pk", "created_by_id")[:batch]
+            )
+            Table.objects.filter(pk__in=list(hosts), status=Table.Status.OPEN).update(
+                status=Table.Status.CANCELLED, end_reason=EXPIRED, cancelled_at=now
+            )
+            OutboxItem.objects.bulk_create(
+                outbox.item(notifications.NOTIFY, account=host, table_id=pk)
+                for pk, host in hosts.items()
+            )
+        lapsed.extend(hosts)
+        if len(hosts) < batch:
+            return lapsed
 
 
 FILL_BATCH = 50  # tables filled with bots per transaction: each is a deal

@@ -37,7 +37,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from config.errors import ServiceError
-from games import archive, selectors, services
+from games import archive, privacy, selectors, services
 from games.catalogue import find_game, find_ruleset
 from games.forms import deadline_words
 from games.models import Seated, Table
@@ -121,10 +121,9 @@ def table_url(table_id: int) -> str:
 
 
 def table_or_404(table_id: int, user: AbstractBaseUser | AnonymousUser) -> Table:
-    """The table, if ``user`` may see it: a game its players keep to themselves is no
-    table to a stranger."""
+    """The table, if ``user`` may see it: a private table is no table to a stranger."""
     table = selectors.table_for_view(table_id)
-    if table is None:
+    if table is None or not privacy.may_see(table, user):
         raise Http404("There is no such table.")
     if not archive.may_watch(table, user):  # a game its players keep to themselves
         raise Http404("There is no such table.")
@@ -351,6 +350,7 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "last_seq": log[0]["seq"] if log else 0,
         "last_seat": log[0]["seat"] if log else None,
         "play_again": finished and you is not None,
+        **_invitation_context(request, table, view, you),
         "finished": finished,
         "placings": (
             _placings(
@@ -379,6 +379,29 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "resign_url": reverse("table-resign-page", args=[table.pk]),
         "replay_url": reverse("table-replay", args=[table.pk]),
         "page_url": table_url(table.pk),
+    }
+
+
+def _invitation_context(
+    request: HttpRequest, table: Table, view: Mapping[str, Any], you: int | None
+) -> dict[str, Any]:
+    """What the page shows of invitations and rematches: the host's link, whether the
+    viewer may decline an invitation or accept a rematch, and the rematch's state."""
+    link = view["invitation"]
+    rematch = view["rematch"] or {}
+    awaiting = rematch.get("awaiting") or []
+    waiting = view["status"] == Table.Status.OPEN
+    return {
+        "invite_host": link is not None,
+        "invite_link": request.build_absolute_uri(link["url"]) if link and link["url"] else None,
+        "rematch": rematch,
+        "awaiting_names": [selectors.seat_names(table)(seat) for seat in awaiting],
+        "can_accept": waiting and you is not None and you in awaiting,
+        "can_decline": waiting
+        and (
+            (you is not None and you in awaiting)
+            or (you is None and table.private and privacy.is_invited(table, request.user))
+        ),
     }
 
 
@@ -418,12 +441,14 @@ def table_version(request: HttpRequest, table_id: int) -> HttpResponse:
         .annotate(
             seated=Count("seats", filter=Q(seats__user__isnull=False) | Q(seats__is_bot=True))
         )
-        .values_list("version", "status", "seated")
+        .values_list("version", "status", "seated", "private")
         .first()
     )
     if row is None:
         raise Http404("There is no such table.")
-    version, status, seated = row
+    version, status, seated, private = row
+    if private:  # only its players and those invited hear of a private table
+        table_or_404(table_id, request.user)
     etag = etag_of(table_id, version, status, seated)
     seen = parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))
     if etag in seen or "*" in seen:
@@ -451,8 +476,7 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
         version = _posted_version(request.POST)
         action = _posted_action(request.POST)
     except UnreadableMove as error:
-        if not Table.objects.filter(pk=table_id).exists():
-            raise Http404("There is no such table.") from None
+        table_or_404(table_id, request.user)
         say("error", f"That move could not be read: {error}. Nothing was changed.")
         status = 400
     else:

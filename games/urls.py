@@ -18,4 +18,16 @@ urlpatterns = [
     path("tables/<row:table_id>/cancel/", views.CancelView.as_view(), name="table-cancel"),
     # Under /api/accounts/me/ with the account's other settings, here because it holds tables.
     path("accounts/me/holiday/", holiday_views.HolidayView.as_view(), name="me-holiday"),
+    path(
+        "tables/<row:table_id>/invitations/",
+        views.InvitationsView.as_view(),
+        name="table-invitations",
+    ),
+    path(
+        "tables/<row:table_id>/invite-link/",
+        views.InviteLinkView.as_view(),
+        name="table-invite-link",
+    ),
+    path("tables/<row:table_id>/decline/", views.DeclineView.as_view(), name="table-decline"),
+    path("tables/<row:table_id>/again/", views.AgainView.as_view(), name="table-again-api"),
 ]

@@ -18,11 +18,14 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from config.schema import refusals
-from games import archive, health, selectors, services
+from games import archive, health, invitations, privacy, selectors, services
 from games.catalogue import GAMES, find_ruleset
 from games.models import Table
 from games.serializers import (
     CatalogueSerializer,
+    InvitationViewSerializer,
+    InviteLinkSerializer,
+    InviteSerializer,
     JoinSerializer,
     MoveSerializer,
     TableCreateSerializer,
@@ -34,7 +37,7 @@ from games.serializers import (
 
 def _table_view(table_id: int, request: Request) -> dict[str, Any]:
     table = selectors.table_for_view(table_id)
-    if table is None:
+    if table is None or not privacy.may_see(table, request.user):  # a private table: 404
         raise services.TableNotFound(f"there is no table {table_id}")
     if not archive.may_watch(table, request.user):  # a game its players keep to themselves
         raise services.TableNotFound(f"there is no table {table_id}")
@@ -284,4 +287,116 @@ class CancelView(APIView):
         """Call off your table before its game starts: only its host, only while it is open."""
         return _written(
             request, lambda: services.table_cancel(table_id=table_id, user=request.user)
+        )
+
+
+# -- invitations and rematches ----------------------------------------------------------
+
+
+class InvitationsView(APIView):
+    @extend_schema(
+        operation_id="tables_invitations_create",
+        request=InviteSerializer,
+        responses={
+            201: InvitationViewSerializer,
+            **refusals(
+                {
+                    400: "`unknown_player`: no player of that name",
+                    403: "`not_host`: only the table's host invites",
+                    409: "`not_private`: a table in the lobby needs no invitation; `not_open`;"
+                    " `already_seated`: the player sits there; `too_many_invited`",
+                }
+            ),
+        },
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        """Invite a player by name to your private table: they are mailed, and may decline."""
+        serializer = InviteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        invitation = invitations.invite(
+            table_id=table_id, user=request.user, **serializer.validated_data
+        )
+        return Response(
+            {
+                "table": invitation.table_id,
+                "username": invitation.user.get_username(),
+                "declined": invitation.declined_at is not None,
+            },
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class InviteLinkView(APIView):
+    _refusals = refusals(
+        {
+            403: "`not_host`: only the table's host holds its link",
+            409: "`not_private`: a table in the lobby has no link; `not_open`: its game has"
+            " started or ended",
+        }
+    )
+
+    @extend_schema(
+        operation_id="tables_invite_link_create",
+        request=None,
+        responses={201: InviteLinkSerializer, **_refusals},
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        """A new invitation link for your private table: the old one joins nobody any more."""
+        table = invitations.new_link(table_id=table_id, user=request.user)
+        return Response(
+            {"token": table.invite_token, "url": invitations.invite_path(table)},
+            status=status.HTTP_201_CREATED,
+        )
+
+    @extend_schema(
+        operation_id="tables_invite_link_destroy",
+        request=None,
+        responses={200: InviteLinkSerializer, **_refusals},
+    )
+    def delete(self, request: Request, table_id: int) -> Response:
+        """Revoke your private table's link: whoever holds it finds no table (404)."""
+        invitations.revoke_link(table_id=table_id, user=request.user)
+        return Response({"token": None, "url": None})
+
+
+class DeclineView(APIView):
+    @extend_schema(
+        request=None,
+        responses={
+            200: InvitationViewSerializer,
+            **refusals({409: "`not_invited`: no invitation of yours waits for an answer here"}),
+        },
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        """Decline your invitation: to a private table, or to a rematch (then it is called off)."""
+        table = invitations.decline(table_id=table_id, user=request.user)
+        return Response(
+            {"table": table.pk, "username": request.user.get_username(), "declined": True}
+        )
+
+
+class AgainView(APIView):
+    @extend_schema(
+        request=JoinSerializer,
+        responses={
+            200: TableViewSerializer,
+            **refusals(
+                {
+                    403: "`not_seated`: only the table's players may play it again;"
+                    " `not_eligible_for_rated`",
+                    409: "`not_finished`: its game is not over; `too_many_open_tables`,"
+                    " `too_many_bot_tables`",
+                }
+            ),
+        },
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        """Offer the players of this finished table a rematch, or accept the one offered: the
+        answer is the rematch's table. It deals when every player has accepted."""
+        serializer = JoinSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        entropy = serializer.validated_data.get("entropy")
+        return _written(
+            request,
+            lambda: services.table_again(table_id=table_id, user=request.user, entropy=entropy),
         )

@@ -42,6 +42,8 @@ def test_me_shows_the_account_with_every_mail_on_and_on_the_leaderboards_by_defa
         "email_verified": True,
         "mail": EVERYTHING_ON,
         "on_leaderboards": True,
+        "games_public": True,
+        "auto_play": False,
     }
     assert not Profile.objects.exists()
 
@@ -122,6 +124,8 @@ def test_anything_but_true_or_false_is_refused_and_changes_nothing(alice: Any, d
         "email_verified": True,
         "mail": EVERYTHING_ON,
         "on_leaderboards": True,
+        "games_public": True,
+        "auto_play": False,
     }
     assert not Profile.objects.exists()
 

@@ -11,6 +11,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
@@ -154,7 +155,7 @@ def test_only_a_message_raised_by_our_own_code_is_for_players() -> None:
     from games.table_pages import table_or_404
 
     with pytest.raises(Http404) as ours:
-        table_or_404(999_999)
+        table_or_404(999_999, AnonymousUser())
     assert words_for_players(ours.value) == "There is no such table."
     with pytest.raises(Http404) as django_s:
         get_object_or_404(Table, pk=999_999)

@@ -240,7 +240,7 @@ def test_play_again_makes_a_table_like_the_finished_one_with_the_same_bots() -> 
     assert new.commitment in message and "their receipt is" in message
 
 
-def test_play_again_at_a_table_of_people_opens_one_for_them_to_join_rated_as_before() -> None:
+def test_play_again_at_a_table_of_people_offers_them_a_rematch_rated_as_before() -> None:
     ann, bob = make_users("ann", "bob")
     old = finished_table(ann, bob, game="dodo", options={"target": 100, "no_chains": True})
     assert old.rated
@@ -250,11 +250,15 @@ def test_play_again_at_a_table_of_people_opens_one_for_them_to_join_rated_as_bef
     new = Table.objects.exclude(pk=old.pk).get()
     assert response["Location"] == table_page(new.pk)
     assert (new.status, new.rated, new.game, new.options) == ("open", True, "dodo", old.options)
-    assert list(new.seats.order_by("number").values_list("user__username", "is_bot")) == [
+    # Everybody in the seat they had: bob's taken, ann's kept for her until she accepts.
+    seats = new.seats.order_by("number")
+    assert [(seat.user.username, seat.joined_at is None) for seat in seats] == [
+        ("ann", True),
         ("bob", False),
-        (None, False),
     ]
-    assert "is open in the lobby, waiting for 1 more player" in said(response)[0]
+    assert (
+        "is offered: the cards are dealt when the other 1 player has accepted" in said(response)[0]
+    )
 
 
 def test_play_again_sent_twice_leads_to_the_table_it_made() -> None:
