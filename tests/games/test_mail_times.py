@@ -10,7 +10,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.core import signing
+from django.core import mail, signing
+from django.core.mail.backends import locmem
 from django.test import Client
 
 from accounts.mail_preferences import (
@@ -181,6 +182,37 @@ def test_the_digest_goes_at_the_players_hour_in_their_time_zone_once_a_day(
     preferences.refresh_from_db()
     assert preferences.digest_due_at == due_in_utc + timedelta(days=1)
     assert notifications.mail_digests(due_in_utc + timedelta(days=1)) == 1
+
+
+class DownBackend(locmem.EmailBackend):
+    """A mail server that refuses every message while ``down``."""
+
+    down = True
+
+    def send_messages(self, messages: Any) -> int:
+        if DownBackend.down:
+            raise ConnectionRefusedError("the mail server is down")
+        return super().send_messages(messages)
+
+
+def test_a_digest_that_cannot_be_sent_is_tried_again_and_sent_once(
+    players: list[Any], mailoutbox: list, settings: Any
+) -> None:
+    alice, bob = players
+    table = started_table(alice, bob, deadline=3 * 86400)
+    set_deadline(table, NOON + timedelta(days=2), seats=[0])
+    Table.objects.filter(pk=table.pk).update(to_act=[0])
+    due = digest_player(alice, "Asia/Tokyo", 9, NOON).digest_due_at
+    settings.EMAIL_BACKEND = f"{__name__}.DownBackend"
+    DownBackend.down = True
+
+    assert notifications.mail_digests(due) == 0
+    assert MailPreferences.objects.get(user=alice).digest_due_at == due  # the claim given back
+
+    DownBackend.down = False
+    assert notifications.mail_digests(due + timedelta(seconds=5)) == 1
+    assert notifications.mail_digests(due + timedelta(seconds=10)) == 0
+    assert [m.subject for m in mail.outbox] == ["1 table waiting on you at Fairdeal"]
 
 
 def test_the_digest_keeps_the_hour_on_the_wall_clock_across_summer_time() -> None:
