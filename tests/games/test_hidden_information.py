@@ -1,4 +1,5 @@
-"""Nobody sees another hand, the stock's order or the seed: checked at every step of a match.
+"""Nobody sees another hand, the stock's order or the seed: checked at every step of a match,
+and in the lists of games anybody may watch (the watch list and the archive).
 
 A whole four-seat match is played over HTTP. Before every move, and in the
 answer to every move, each seat's view, a watcher's and an anonymous one are
@@ -23,6 +24,7 @@ from itertools import pairwise
 from typing import Any
 
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
 
 from games.models import Table
@@ -31,6 +33,7 @@ from tests.factories import (
     TABLES,
     body,
     client_for,
+    finished_table,
     keys_of,
     make_users,
     move,
@@ -218,3 +221,24 @@ def test_the_checks_catch_a_leak_of(kind: str) -> None:
 
     with pytest.raises(AssertionError):
         assert_view_hides_secrets(response, 0, table)
+
+
+def test_the_watch_list_and_the_archive_name_no_card_and_no_seed() -> None:
+    """The lists of games anybody may watch show who plays and how it ended: never a card,
+    a hand, a stock or a seed, while the game is played or once it is over."""
+    alice, bob = make_users("alice", "bob")
+    playing = started_table(alice, bob)
+    over = finished_table(alice, bob, rated=False)
+    for status, table in (("playing", playing), ("finished", over)):
+        response = client_for().get("/api/archive/", {"status": status})
+        assert response.status_code == 200, response.content
+        raw = response.content.decode()
+        assert [game["id"] for game in json.loads(raw)["games"]] == [table.pk]
+        assert not CARD.search(raw)
+        assert not keys_of(json.loads(raw)) & SECRET_KEYS
+        for secret in secrets_of(table):
+            assert secret not in raw
+    page = Client().get("/games/", {"status": "playing"}).content.decode()
+    assert f"/tables/{playing.pk}/" in page
+    for hand in Table.objects.get(pk=playing.pk).state["hands"]:
+        assert not any(f"({card})" in page for card in hand)
