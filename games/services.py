@@ -496,17 +496,12 @@ def table_create(
 INVITATION_MAIL = "games.invitation_mail"
 
 
-class RematchDeclined(ServiceError):
-    code = "rematch_declined"
-    status = 409
-
-
 @transaction.atomic
 def table_again(*, table_id: int, user: AbstractBaseUser, entropy: str | None = None) -> Table:
     """Offer the players of the finished table ``table_id`` a rematch, or accept the one
     offered: a new table with the same game (at its current version), options, seat
-    count, deadline, rated flag and privacy, each player in the seat they had, a bot
-    of the same level in each seat a bot held, and a new seed.
+    count, deadline and reserve, rated flag and privacy, each player in the seat they
+    had, a bot of the same level in each seat a bot held, and a new seed.
 
     The offerer's seat is taken; the others' are kept for them, and each is invited
     (mailed through the outbox). The cards are dealt once every player has accepted
@@ -548,6 +543,7 @@ def table_again(*, table_id: int, user: AbstractBaseUser, entropy: str | None = 
         options=resolved,
         seat_count=table.seat_count,
         deadline_seconds=table.deadline_seconds,
+        reserve_seconds=table.reserve_seconds,
         rated=table.rated,
         created_by=user,
         server_seed=server_seed,

@@ -242,3 +242,49 @@ def test_the_watch_list_and_the_archive_name_no_card_and_no_seed() -> None:
     assert f"/tables/{playing.pk}/" in page
     for hand in Table.objects.get(pk=playing.pk).state["hands"]:
         assert not any(f"({card})" in page for card in hand)
+
+
+def test_a_private_table_is_shown_to_nobody_but_its_players_and_its_link_to_its_host() -> None:
+    """A private table is in no list for a stranger (the lobby, the watch list, the
+    archive), and every route of it answers a stranger as a table that does not exist;
+    its link's secret is in the host's view alone."""
+    alice, bob, mallory = make_users("alice", "bob", "mallory")
+    created = client_for(alice).post(
+        TABLES,
+        {"game": "crazy-eights", "seats": 2, "deadline": 86400, "private": True},
+        format="json",
+    )
+    table_id, token = body(created)["id"], body(created)["invitation"]["token"]
+    waiting = client_for(bob).get(TABLES).content.decode()
+    assert f'"id":{table_id},' not in waiting.replace(" ", "") and token not in waiting
+    joined = client_for(bob).post(table_url(table_id, "join"), {"invite": token}, format="json")
+    assert joined.status_code == 200 and token not in joined.content.decode()
+    stranger, visitor = client_for(mallory), Client()
+    for stage in ("playing", "finished"):
+        if stage == "finished":
+            client_for(bob).post(table_url(table_id, "resign"))
+        for response in (
+            stranger.get(table_url(table_id)),
+            client_for().get(table_url(table_id)),
+            stranger.get(table_url(table_id, "record")),
+            visitor.get(f"/tables/{table_id}/"),
+            visitor.get(f"/tables/{table_id}/version/"),
+            visitor.get(f"/tables/{table_id}/replay/"),
+            visitor.get(f"/tables/{table_id}/verify/"),
+        ):
+            assert response.status_code == 404, (stage, response.request["PATH_INFO"])
+        for listing in ("/api/archive/", TABLES):
+            raw = client_for().get(listing, {"status": stage}).content.decode()
+            assert f'"id": {table_id},' not in raw and f'"id":{table_id},' not in raw
+            assert token not in raw
+        for player in (alice, bob):
+            seen = client_for(player).get(table_url(table_id))
+            assert seen.status_code == 200 and token not in seen.content.decode()
+        # The same pages are there for a player: the 404s above are the table's privacy.
+        seated = Client()
+        seated.force_login(bob)
+        pages = [f"/tables/{table_id}/", f"/tables/{table_id}/version/"]
+        if stage == "finished":
+            pages += [f"/tables/{table_id}/replay/", f"/tables/{table_id}/verify/"]
+        for page in pages:
+            assert seated.get(page).status_code == 200, page
