@@ -230,10 +230,12 @@ HOLIDAY_YEAR = timedelta(days=365)
 def holiday_days_left(user: Any, now: datetime) -> int:
     """The holiday days ``user`` may still take: the allowance (FAIRDEAL_HOLIDAY_DAYS) less
     the days taken by the holidays begun in the last 365 days."""
-    taken = sum(
-        holiday.days_taken()
-        for holiday in Holiday.objects.filter(user=user, starts_at__gt=now - HOLIDAY_YEAR)
-    )
+    return _days_left(Holiday.objects.filter(user=user, starts_at__gt=now - HOLIDAY_YEAR), now)
+
+
+def _days_left(holidays: Any, now: datetime) -> int:
+    """The allowance less the days taken by those of ``holidays`` begun in the last 365."""
+    taken = sum(h.days_taken() for h in holidays if h.starts_at > now - HOLIDAY_YEAR)
     return max(0, settings.FAIRDEAL_HOLIDAY_DAYS - taken)
 
 
@@ -244,9 +246,14 @@ def holiday_in_progress(user: Any) -> Holiday | None:
 def holidays_json(user: Any, now: datetime) -> dict[str, Any]:
     """What ``GET /api/accounts/me/`` shows of ``user``'s holidays: the allowance, the days
     left, the holiday in progress (or null)."""
-    holiday = holiday_in_progress(user)
+    # One read: the holidays begun in the last 365 days, and the one in progress.
+    recent = Holiday.objects.filter(user=user).filter(
+        models.Q(starts_at__gt=now - HOLIDAY_YEAR) | models.Q(ended_at__isnull=True)
+    )
+    holidays = list(recent)
+    holiday = next((h for h in holidays if h.ended_at is None), None)
     return {
         "allowance": settings.FAIRDEAL_HOLIDAY_DAYS,
-        "days_left": holiday_days_left(user, now),
+        "days_left": _days_left(holidays, now),
         "current": holiday.as_json() if holiday is not None else None,
     }
