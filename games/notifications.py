@@ -28,8 +28,16 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import DurationField, Exists, ExpressionWrapper, F, OuterRef, Value
-from django.db.models.functions import Lower
+from django.db.models import (
+    DateTimeField,
+    DurationField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Value,
+)
+from django.db.models.functions import Coalesce, Lower
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.timesince import timeuntil
@@ -212,6 +220,17 @@ def _owing(now: datetime) -> Any:
     )
 
 
+def _forfeit_at() -> ExpressionWrapper:
+    """When a seat owing a turn loses the game: its move's deadline, and past it what is
+    left of its reserve of time (``games.models.Seated.due``, for a seat not on holiday)."""
+    if connection.features.has_native_duration_field:
+        none: Any = Value(timedelta(0))
+    else:  # SQLite keeps durations as whole microseconds
+        none = Value(0)
+    spare = Coalesce(F("reserve"), none, output_field=DurationField())
+    return ExpressionWrapper(F("deadline_at") + spare, output_field=DateTimeField())
+
+
 def _turns_due(due_by: datetime, now: datetime, batch: int) -> list[Seat]:
     """The seats whose turn began by ``due_by`` and whose "your turn" is not yet claimed,
     soonest deadline first. A turn began a table's time a move before its deadline."""
@@ -228,19 +247,27 @@ def _turns_due(due_by: datetime, now: datetime, batch: int) -> list[Seat]:
 
 
 def _reminders_due(lead: str, now: datetime, batch: int) -> list[Seat]:
-    """The seats whose reminder ``lead`` (``24h``, ``1h``) before their deadline is due
-    and not yet claimed, soonest deadline first: the deadline within the lead, at a
-    table whose time a move is longer than the lead (else the reminder would come with
-    the turn itself), its player taking that reminder.
+    """The seats whose reminder ``lead`` (``24h``, ``1h``) before they forfeit is due and
+    not yet claimed, soonest deadline first: the moment they lose the game (their move's
+    deadline, and at a table with a reserve of time what is left of it) ahead and within
+    the lead, at a table whose time a move is longer than the lead (else the reminder
+    would come with the turn itself), its player taking that reminder.
 
-    A plain range on the table's deadline (the soonest its seats owe, so no later than
-    any of theirs; indexed where the seat's is not: games.models.Seat) bounds the scan.
+    A plain range on the table's deadline (the soonest its seats owe, with their reserves,
+    so no later than any of theirs; indexed where the seat's is not: games.models.Seat)
+    bounds the scan.
     """
     ahead = REMINDER_LEADS[lead]
-    seats = _owing(now).filter(
-        deadline_at__lte=now + ahead,
-        table__deadline_at__lte=now + ahead,
-        table__deadline_seconds__gt=ahead.total_seconds(),
+    seats = (
+        Seat.objects.filter(
+            table__status=Table.Status.PLAYING,
+            user__isnull=False,
+            deadline_at__isnull=False,
+            table__deadline_at__lte=now + ahead,
+            table__deadline_seconds__gt=ahead.total_seconds(),
+        )
+        .alias(forfeit_at=_forfeit_at())
+        .filter(forfeit_at__gt=now, forfeit_at__lte=now + ahead)
     )
     takers = (lead, MailPreferences.Reminders.BOTH)
     others = [choice for choice in MailPreferences.Reminders.values if choice not in takers]
@@ -368,6 +395,23 @@ def _deadline_text(deadline: datetime, now: datetime, zone: ZoneInfo) -> str:
     return f"{deadline.astimezone(UTC).isoformat()} ({human}, in {timeuntil(deadline, now)})"
 
 
+def _deadline_lines(seat: Seat, now: datetime, zone: ZoneInfo) -> list[str]:
+    """When the seat's move is due, and at a table with a reserve of time, what is left of
+    it and when the game ends against the player."""
+    if not seat.reserve:
+        return [
+            f"Your deadline: {_deadline_text(seat.deadline_at, now, zone)}.",
+            "If you have not moved by then, the game ends against you.",
+        ]
+    forfeit = seat.deadline_at + seat.reserve
+    return [
+        f"Your move's deadline: {_deadline_text(seat.deadline_at, now, zone)}.",
+        f"Past it, your reserve of time pays ({timeuntil(now + seat.reserve, now)} of it"
+        f" when this turn began); when it is spent, at {_deadline_text(forfeit, now, zone)},"
+        " the game ends against you.",
+    ]
+
+
 def _turn_off(user: Any, kind: str) -> str:
     """The mail's last lines: its one-click unsubscribe link, and the settings."""
     return (
@@ -414,8 +458,7 @@ def your_turn_mail(table: Table, seat: Seat, now: datetime) -> tuple[str, str]:
             f"Hello {seat.user.username},",
             "",
             f"It is your turn at table {table.pk} ({_game_name(table)}), seat {seat.number}.",
-            f"Your deadline: {_deadline_text(seat.deadline_at, now, _zone(seat.user))}.",
-            "If you have not moved by then, the game ends against you.",
+            *_deadline_lines(seat, now, _zone(seat.user)),
             *_since_your_move(table, seat),
             "",
             f"The table: {_table_link(table)}",
@@ -434,8 +477,7 @@ def reminder_mail(table: Table, seat: Seat, now: datetime, lead: str) -> tuple[s
             f"Hello {seat.user.username},",
             "",
             f"Table {table.pk} ({_game_name(table)}) is still waiting for you, seat {seat.number}.",
-            f"Your deadline: {_deadline_text(seat.deadline_at, now, _zone(seat.user))}.",
-            "If you have not moved by then, the game ends against you.",
+            *_deadline_lines(seat, now, _zone(seat.user)),
             "",
             f"The table: {_table_link(table)}",
             "",
@@ -460,7 +502,7 @@ def digest_mail(
         lines += [
             "",
             f"- Table {table.pk} ({_game_name(table)}), seat {seat.number}",
-            f"  deadline: {_deadline_text(seat.deadline_at, now, zone)}",
+            *(f"  {line}" for line in _deadline_lines(seat, now, zone)),
             f"  {_table_link(table)}",
         ]
     lines += [

@@ -120,6 +120,25 @@ def test_a_new_turn_gets_both_its_reminders_again(players: list[Any], mailoutbox
     assert reminders_at(NOON, mailoutbox) == ["within a day", "within the hour"]
 
 
+def test_at_a_table_with_a_reserve_the_reminders_come_before_the_reserve_is_spent(
+    players: list[Any], mailoutbox: list
+) -> None:
+    table = started_table(*players, deadline=3 * 86400, reserve=7 * 86400)
+    deadline = NOON + timedelta(days=2)
+    set_deadline(table, deadline)
+    forfeit = deadline + timedelta(days=7)
+
+    # The move's own deadline passes: its reserve pays, and nothing is lost yet.
+    assert reminders_at(deadline - timedelta(hours=1), mailoutbox) == []
+    assert reminders_at(forfeit - timedelta(hours=24), mailoutbox) == ["within a day"]
+    assert reminders_at(forfeit - timedelta(hours=1), mailoutbox) == ["within the hour"]
+    assert reminders_at(forfeit - timedelta(minutes=1), mailoutbox) == []
+
+    text = mailoutbox[-1].body
+    assert "Your move's deadline: 2026-03-04T12:00:00+00:00" in text
+    assert "when it is spent, at 2026-03-11T12:00:00+00:00" in text
+
+
 def test_a_reminder_says_the_deadline_on_the_players_own_clock(
     players: list[Any], mailoutbox: list
 ) -> None:
