@@ -250,8 +250,8 @@ def _reminders_due(lead: str, now: datetime, batch: int) -> list[Seat]:
     """The seats whose reminder ``lead`` (``24h``, ``1h``) before they forfeit is due and
     not yet claimed, soonest deadline first: the moment they lose the game (their move's
     deadline, and at a table with a reserve of time what is left of it) ahead and within
-    the lead, at a table whose time a move is longer than the lead (else the reminder
-    would come with the turn itself), its player taking that reminder.
+    the lead, at a table whose time a move and reserve together are longer than the lead
+    (else the reminder would come with the turn itself), its player taking that reminder.
 
     A plain range on the table's deadline (the soonest its seats owe, with their reserves,
     so no later than any of theirs; indexed where the seat's is not: games.models.Seat)
@@ -264,10 +264,12 @@ def _reminders_due(lead: str, now: datetime, batch: int) -> list[Seat]:
             user__isnull=False,
             deadline_at__isnull=False,
             table__deadline_at__lte=now + ahead,
-            table__deadline_seconds__gt=ahead.total_seconds(),
         )
-        .alias(forfeit_at=_forfeit_at())
-        .filter(forfeit_at__gt=now, forfeit_at__lte=now + ahead)
+        .alias(
+            forfeit_at=_forfeit_at(),
+            longest=F("table__deadline_seconds") + F("table__reserve_seconds"),
+        )
+        .filter(forfeit_at__gt=now, forfeit_at__lte=now + ahead, longest__gt=ahead.total_seconds())
     )
     takers = (lead, MailPreferences.Reminders.BOTH)
     others = [choice for choice in MailPreferences.Reminders.values if choice not in takers]

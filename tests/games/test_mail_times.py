@@ -110,6 +110,19 @@ def test_a_table_with_a_day_a_move_gets_no_reminder_a_day_before(
     assert reminders_at(deadline - timedelta(hours=1), mailoutbox) == ["within the hour"]
 
 
+def test_a_table_with_an_hour_a_move_and_a_reserve_of_days_gets_both_reminders(
+    players: list[Any], mailoutbox: list
+) -> None:
+    table = started_table(*players, deadline=3600, reserve=3 * 86400)
+    deadline = NOON + timedelta(minutes=20)
+    set_deadline(table, deadline)
+    forfeit = deadline + timedelta(days=3)
+
+    assert reminders_at(NOON, mailoutbox) == []
+    assert reminders_at(forfeit - timedelta(hours=24), mailoutbox) == ["within a day"]
+    assert reminders_at(forfeit - timedelta(hours=1), mailoutbox) == ["within the hour"]
+
+
 def test_a_new_turn_gets_both_its_reminders_again(players: list[Any], mailoutbox: list) -> None:
     table = started_table(*players, deadline=3 * 86400)
     set_deadline(table, NOON + timedelta(minutes=30))
