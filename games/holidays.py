@@ -152,7 +152,9 @@ def holiday_start(*, user: AbstractBaseUser, days: Any, now: datetime | None = N
     notice = timedelta(seconds=settings.FAIRDEAL_HOLIDAY_NOTICE_SECONDS)
     for table in tables:
         for seat in table.seated():
-            due = seat.due
+            # The move's own deadline, not its reserve: a seat already drawing on its
+            # reserve of time is late, and a holiday would save it too.
+            due = seat.deadline_at
             owes = seat.user_id == user.pk and seat.number in table.to_act
             if owes and due is not None and due - now < notice:
                 raise DeadlineTooClose(

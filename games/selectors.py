@@ -65,7 +65,8 @@ def _seats(table: Table, counts: list[int] | None, totals: list[int] | None) -> 
             "cards": counts[seat.number] if counts is not None else None,
             "total": totals[seat.number] if totals is not None else None,
             "deadline": iso(seat.deadline_at),
-            "away_until": iso(seat.away_until),
+            # A holiday holds a game in play; once it has ended, nothing waits.
+            "away_until": iso(seat.away_until) if table.status == Table.Status.PLAYING else None,
             "held": seconds(seat.held),
             "reserve": seconds(seat.reserve),
         }

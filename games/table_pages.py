@@ -167,10 +167,11 @@ def etag_of(table_id: int, version: int, status: str, seated: int) -> str:
 MOST_BACKS = 12
 
 
-def _time_words(seat: Seated) -> dict[str, Any]:
-    """A seat's holiday and reserve of time as the page says them (docs/deadlines.md)."""
+def _time_words(seat: Seated, playing: bool) -> dict[str, Any]:
+    """A seat's holiday (while its game plays) and reserve of time as the page says them
+    (docs/deadlines.md)."""
     return {
-        "away_until": seat.away_until,
+        "away_until": seat.away_until if playing else None,
         "held_words": deadline_words(seat.held.total_seconds()) if seat.held else None,
         "reserve_words": (
             deadline_words(seat.reserve.total_seconds()) if seat.reserve is not None else None
@@ -198,7 +199,7 @@ def _seat_rows(
             "dealer": board.get("dealer") == seat["seat"],
             "place": places[seat["seat"]] if seat["seat"] < len(places) else None,
             "deadline_at": due.get(seat["seat"]) if seat["seat"] in to_act else None,
-            **_time_words(shown[seat["seat"]]),
+            **_time_words(shown[seat["seat"]], view["status"] == Table.Status.PLAYING),
         }
         for seat in view["seats"]
     ]

@@ -354,3 +354,18 @@ def test_the_table_page_says_who_is_on_holiday_until_when_to_everybody_there() -
         assert "On holiday until" in page
         assert (start + 3 * DAY).isoformat()[:19] in page
         assert "the clock stands at 5 hours left" in page
+
+
+@pytest.mark.django_db
+def test_a_game_that_ends_during_a_holiday_no_longer_says_anybody_is_away() -> None:
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob, deadline=86400)
+    away = owing_user(table)
+    holidays.holiday_start(user=away, days=3)
+    services.table_resign(table_id=table.pk, user=other_user(table))
+    view = body(client_for(away).get(table_url(table.pk)))
+    assert view["status"] == "finished"
+    assert [seat["away_until"] for seat in view["seats"]] == [None, None]
+    assert [seat["held"] for seat in view["seats"]] == [None, None]
+    the_seat(table, away)  # the rows and the table's row agree
+    holidays.holiday_end(user=away)  # the ended table is left as it was

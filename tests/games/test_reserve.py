@@ -241,3 +241,13 @@ def test_the_new_table_page_offers_a_reserve_and_refuses_one_not_on_its_list() -
     assert Table.objects.get().reserve_seconds == 604800
     client.post(NEW, new_table_form(client))
     assert Table.objects.order_by("-pk").first().reserve_seconds == 0
+
+
+@pytest.mark.django_db
+def test_a_holiday_cannot_save_a_move_already_drawing_on_its_reserve() -> None:
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob, deadline=86400, reserve=7 * 86400)
+    set_due(table, timezone.now() - timedelta(hours=1))  # six days and more of reserve left
+    _, user, _ = owing(table)
+    answer = client_for(user).post("/api/accounts/me/holiday/", {"days": 3}, format="json")
+    assert_error(answer, 409, "deadline_too_close")
