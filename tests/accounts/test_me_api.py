@@ -44,6 +44,7 @@ def test_me_shows_the_account_with_every_mail_on_and_on_the_leaderboards_by_defa
         "on_leaderboards": True,
         "games_public": True,
         "auto_play": False,
+        "holiday": {"allowance": 30, "days_left": 30, "current": None},
     }
     assert not Profile.objects.exists()
 
