@@ -9,6 +9,7 @@ back as a sentence on the page, and a refused write changes nothing.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from datetime import datetime
 from typing import Any
@@ -492,7 +493,8 @@ def table_join(request: HttpRequest, table_id: int) -> HttpResponse:
     invite = request.POST.get("invite") or None
     if not request.user.is_authenticated:
         messages.info(request, "Log in to take a seat; then join the table again.")
-        back = reverse("table-invite-page", args=[table_id, invite]) if invite else reverse("lobby")
+        linked = invite is not None and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", invite)
+        back = reverse("table-invite-page", args=[table_id, invite]) if linked else reverse("lobby")
         return redirect(f"{reverse('login-page')}?{urlencode({'next': back})}")
     entropy = request.POST.get("entropy") or None
     try:

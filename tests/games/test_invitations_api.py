@@ -75,6 +75,8 @@ def test_a_private_table_is_not_in_the_lobby_and_is_no_table_to_a_stranger() -> 
         stranger.post(table_url(table.pk, "cancel")),
         stranger.post(table_url(table.pk, "decline")),
         stranger.post(table_url(table.pk, "invite-link")),
+        stranger.post(table_url(table.pk, "moves"), {"version": 0, "action": {}}, format="json"),
+        stranger.post(table_url(table.pk, "resign")),
     ]:
         same_as_no_table(response, table.pk)
     # The host sees it, among their own.
@@ -125,12 +127,15 @@ def test_a_forged_invitation_is_a_404_like_a_table_that_does_not_exist() -> None
     assert not table.seats.filter(user=bob).exists()
 
 
-def test_a_revoked_invitation_is_a_404_and_a_new_link_joins() -> None:
+def test_a_revoked_invitation_is_a_404_and_a_new_link_joins(
+    django_assert_max_num_queries: Any,
+) -> None:
     alice, bob, carol = make_users("alice", "bob", "carol")
     table, token = private_table(alice)
     host = client_for(alice)
 
-    revoked = host.delete(table_url(table.pk, "invite-link"))
+    with django_assert_max_num_queries(6):
+        revoked = host.delete(table_url(table.pk, "invite-link"))
     assert revoked.status_code == 200 and body(revoked) == {"token": None, "url": None}
     same_as_no_table(
         client_for(bob).post(table_url(table.pk, "join"), {"invite": token}, format="json"),
@@ -157,15 +162,14 @@ def test_a_revoked_invitation_is_a_404_and_a_new_link_joins() -> None:
 
 
 def test_a_player_invited_by_name_is_mailed_sees_the_table_and_may_join(
-    mailoutbox: list, django_capture_on_commit_callbacks: Any
+    mailoutbox: list, django_capture_on_commit_callbacks: Any, django_assert_max_num_queries: Any
 ) -> None:
     alice, bob = make_users("alice", "bob")
     table, token = private_table(alice)
 
-    with then_drained(django_capture_on_commit_callbacks):
-        response = client_for(alice).post(
-            table_url(table.pk, "invitations"), {"username": "BOB"}, format="json"
-        )
+    host = client_for(alice)
+    with then_drained(django_capture_on_commit_callbacks), django_assert_max_num_queries(12):
+        response = host.post(table_url(table.pk, "invitations"), {"username": "BOB"}, format="json")
 
     assert response.status_code == 201
     assert body(response) == {"table": table.pk, "username": "bob", "declined": False}
