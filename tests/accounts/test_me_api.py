@@ -127,6 +127,7 @@ def test_anything_but_true_or_false_is_refused_and_changes_nothing(alice: Any, d
         "on_leaderboards": True,
         "games_public": True,
         "auto_play": False,
+        "holiday": {"allowance": 30, "days_left": 30, "current": None},
     }
     assert not Profile.objects.exists()
 
