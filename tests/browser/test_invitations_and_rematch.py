@@ -139,3 +139,33 @@ def test_play_again_offers_a_rematch_that_deals_when_the_other_accepts(
     # The old table's end leads to the rematch.
     offerer.goto(f"{site}/tables/{old.pk}/")
     expect(offerer.locator(".result")).to_contain_text(f"A rematch is offered: table {new.pk}")
+
+
+def test_a_rematch_nobody_accepts_in_time_lapses_and_says_so(
+    browser: Any, site: str, log_in: Any, serious_violations: Any
+) -> None:
+    ann, ben = make_users("ann", "ben")
+    old = finished_table(ann, ben)
+    page = browser.new_context().new_page()
+    log_in(page, "ben")
+    page.goto(f"{site}/tables/{old.pk}/")
+    page.get_by_role("button", name="Play again").click()
+    new = Table.objects.get(rematch_of=old)
+    expect(page.locator(".waiting")).to_contain_text("then the offer lapses")
+
+    assert services.expire_open_tables(now=new.rematch_until) == [new.pk]
+
+    page.reload()
+    expect(page.locator("#board")).to_contain_text(
+        f"This rematch of table {old.pk} was called off: not every player accepted it in time."
+    )
+    assert serious_violations(page) == []
+    # Ann, who never answered, finds no invitation left, and may offer it again herself.
+    other = browser.new_context().new_page()
+    log_in(other, "ann")
+    other.goto(f"{site}/tables/")
+    expect(other.locator(f"#invitation-{new.pk}")).to_have_count(0)
+    other.goto(f"{site}/tables/{old.pk}/")
+    other.get_by_role("button", name="Play again").click()
+    expect(other.locator("#waiting-heading")).to_contain_text(f"A rematch of table {old.pk}")
+    assert Table.objects.filter(rematch_of=old, status=Table.Status.OPEN).count() == 1
