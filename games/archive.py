@@ -35,7 +35,7 @@ LISTED_STATUSES = ["finished", "playing"]
 # How a finished game ended (``Table.end_reason``): the archive's ``result`` filter.
 RESULTS = ("finished", "timeout", "resigned")
 # Where a page of a list ends, and the next begins: "<microseconds since 1970>.<table id>",
-# no larger than a time (before the year 5000) and a table's key may be.
+# no larger than a time (before the year 5100) and a table's key may be.
 CURSOR = re.compile(r"(\d{1,17})\.(\d{1,18})")
 
 

@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from games.catalogue import find_ruleset
+from games.rules.chance import SEED_BYTES, SeededChance, game_seed
 from tests.factories import body, client_for, make_users, move, open_table, started_table, table_url
 
 pytestmark = pytest.mark.django_db
@@ -22,6 +24,9 @@ TABLE_VIEW = 1
 # table. Nothing for the mail it may cause (games.notifications.mail_turns finds the
 # turns due one). The answer is made from what was read and written.
 MOVE = 7
+# One more when the move leaves a seat whose only action is forced (a draw when no card
+# plays): whether its player asks for it to be played (games.services._play_forced).
+MOVE_LEAVING_A_FORCED_SEAT = MOVE + 1
 JOIN_AND_DEAL = 22
 
 
@@ -49,11 +54,32 @@ def test_the_table_view_costs_the_same_early_and_late_in_a_game(
         assert client.get(table_url(table.pk)).status_code == 200
 
 
-def test_a_move_costs_a_bounded_number_of_queries(django_assert_max_num_queries: Any) -> None:
-    table = started_table(*make_users("alice", "bob"))
+def _seed_whose_first_move_leaves_the_next_seat(forced: bool) -> bytes:
+    """A server seed whose deal gives the first seat a choice, and whose first legal action
+    then leaves the next seat ``forced`` (its only action a draw) or not."""
+    ruleset = find_ruleset("crazy-eights")
+    for n in range(500):
+        seed = f"counts-{n}".encode().ljust(SEED_BYTES, b".")
+        chance = SeededChance(game_seed(seed))
+        state, _ = ruleset.new_game(2, ruleset.validate(2, {}), chance)
+        (seat,) = state.to_act
+        if state.forced_action(seat) is not None:
+            continue
+        state.apply(seat, state.legal_actions(seat)[0], chance)
+        if (state.forced_action(1 - seat) is not None) == forced:
+            return seed
+    raise AssertionError("no seed of the list deals that")
+
+
+@pytest.mark.parametrize(("forced", "queries"), [(False, MOVE), (True, MOVE_LEAVING_A_FORCED_SEAT)])
+def test_a_move_costs_a_bounded_number_of_queries(
+    forced: bool, queries: int, django_assert_num_queries: Any
+) -> None:
+    seed = _seed_whose_first_move_leaves_the_next_seat(forced)
+    table = started_table(*make_users("alice", "bob"), seed=seed)
     client = client_to_act(table)
     view = body(client.get(table_url(table.pk)))
-    with django_assert_max_num_queries(MOVE):
+    with django_assert_num_queries(queries):
         response = move(client, table.pk, view["version"], view["legal_actions"][0])
     assert response.status_code == 200
 

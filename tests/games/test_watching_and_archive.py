@@ -11,6 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import Profile
+from games import archive
 from games.models import Table
 from tests.factories import (
     assert_error,
@@ -138,7 +139,9 @@ def test_the_table_page_and_its_fragment_show_a_watcher_no_hand_and_no_move(
 def test_a_game_with_a_player_who_keeps_games_private_is_no_table_to_a_stranger() -> None:
     alice, bob, eve = make_users("alice", "bob", "eve")
     table = started_table(alice, bob)
+    assert archive.watchable(table)
     keeps_games_private(bob)
+    assert not archive.watchable(table)
     for stranger in (client_for(), client_for(eve)):
         assert_error(stranger.get(table_url(table.pk)), 404, "not_found")
         assert_error(stranger.get(table_url(table.pk, "record")), 404, "not_found")
@@ -173,6 +176,8 @@ def test_private_tables_are_in_neither_list() -> None:
     shown = finished_table(alice, bob, rated=False)
     hidden = finished_table(alice, bob, rated=False)
     Table.objects.filter(pk=hidden.pk).update(private=True)
+    hidden.refresh_from_db()
+    assert archive.watchable(shown) and not archive.watchable(hidden)
     assert ids(client_for().get(ARCHIVE)) == [shown.pk]
     playing = started_table(alice, bob)
     Table.objects.filter(pk=playing.pk).update(private=True)
