@@ -129,7 +129,8 @@ def decline(*, table_id: int, user: AbstractBaseUser) -> Table:
         raise services.TableNotFound(f"there is no table {table_id}")
     invitation = Invitation.objects.filter(table=table, user=user, declined_at__isnull=True)
     kept = Seat.objects.filter(table=table, user=user, joined_at__isnull=True)
-    if table.status != Table.Status.OPEN or not invitation.exists():
+    taken = Seat.objects.filter(table=table, user=user, joined_at__isnull=False)
+    if table.status != Table.Status.OPEN or not invitation.exists() or taken.exists():
         raise NotInvited("you have no invitation to this table waiting for an answer")
     now = timezone.now()
     invitation.update(declined_at=now)

@@ -184,6 +184,8 @@ def test_a_player_invited_by_name_is_mailed_sees_the_table_and_may_join(
     seen = client_for(bob).get(table_url(table.pk))
     assert seen.status_code == 200 and body(seen)["invitation"] is None
     assert client_for(bob).post(table_url(table.pk, "join"), {}, format="json").status_code == 200
+    # Seated, there is nothing left to decline.
+    assert_error(client_for(bob).post(table_url(table.pk, "decline")), 409, "not_invited")
 
 
 def test_a_declined_invitation_hides_the_table_again() -> None:
