@@ -118,8 +118,10 @@ def draw_replay(
     names: Names,
     log: Sequence[Act | Forfeit],
     seed: bytes,
+    automatic: frozenset[int] = frozenset(),
 ) -> Replay:
-    """Replay the log once, drawing every step with the replay's fragments."""
+    """Replay the log once, drawing every step with the replay's fragments; the steps in
+    ``automatic`` (moves played for their player, ``Move.automatic``) say so."""
     events_template = get_template(EVENTS_TEMPLATE)
     board_template = get_template(BOARD_TEMPLATE)
     hand_template = get_template(HAND_TEMPLATE)
@@ -145,6 +147,7 @@ def draw_replay(
         events = {
             "step_no": step_no,
             "events": [ruleset.event_text(_event_seen(e), names) for e in step.events],
+            "auto": step_no in automatic,
         }
         row = [pieces.add(("events", step_no), events_template.render, events)]
         view = state.view(None)
@@ -189,14 +192,15 @@ def replay_of(table: Table, ruleset: Ruleset, presentation: Presentation) -> Rep
         table.options,
         [names(seat) for seat in range(table.seat_count)],
         seed.hex(),
-        [(move.kind, move.seat, move.action) for move in moves],
+        [(move.kind, move.seat, move.action, move.automatic) for move in moves],
     ]
     digest = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode())
     key = f"replay:{table.pk}:{digest.hexdigest()}"
     packed = DRAWN.get(key)
     if packed is not None:
         return Replay.unpacked(packed)
-    drawn = draw_replay(table, ruleset, presentation, names, log, seed)
+    automatic = frozenset(move.seq for move in moves if move.automatic)
+    drawn = draw_replay(table, ruleset, presentation, names, log, seed, automatic)
     DRAWN.set(key, drawn.packed())
     return drawn
 

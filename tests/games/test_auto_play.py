@@ -124,6 +124,15 @@ def test_the_opponents_move_that_leaves_a_seat_forced_is_answered_with_the_draw_
     table.refresh_from_db()
     assert table.status == Table.Status.FINISHED
     assert "OK" in verify_downloaded_record(table, tmp_path).upper()
+    # The replay says which move was played for its player (in the step shown; every
+    # step's drawing follows it in templates, for replay.js).
+    replay = f"/tables/{table.pk}/replay/"
+
+    def shown(step: int) -> str:
+        return Client().get(replay, {"step": step}).content.decode().split("<template>")[0]
+
+    assert "Played automatically" in shown(2)
+    assert "Played automatically" not in shown(1)
 
 
 def test_nothing_is_played_for_a_player_in_a_game_whose_forced_moves_tell_more() -> None:
