@@ -20,6 +20,7 @@ from games.models import Invitation, Table
 from tests.factories import (
     TABLES,
     assert_error,
+    at_once,
     body,
     client_for,
     finished_table,
@@ -406,3 +407,21 @@ def test_the_lapse_is_found_by_its_index() -> None:
         )
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "table_rematch_due" in plan, plan
+
+
+@pytest.mark.django_db(transaction=True)
+def test_players_offering_at_once_make_one_rematch_that_deals() -> None:
+    """Each offer locks the finished table first: the second finds the first's rematch and
+    accepts it, so two players pressing Play again at once get one table, dealt."""
+    alice, bob = make_users("alice", "bob")
+    old = finished_table(alice, bob)
+
+    results = at_once(
+        lambda: services.table_again(table_id=old.pk, user=alice),
+        lambda: services.table_again(table_id=old.pk, user=bob),
+    )
+
+    assert all(isinstance(result, Table) for result in results), results
+    (rematch,) = Table.objects.filter(rematch_of=old)
+    assert {result.pk for result in results} == {rematch.pk}
+    assert rematch.status == Table.Status.PLAYING
