@@ -82,11 +82,16 @@ class GamesPage:
     next_cursor: str | None
 
 
+def keeping() -> Exists:
+    """For a query of tables: whether a player seated at the table keeps their games to
+    themselves (a filter or an annotation, in the same statement)."""
+    return Exists(Seat.objects.filter(table=OuterRef("pk"), user__profile__games_public=False))
+
+
 def _public(status: str) -> QuerySet[Table]:
     """The tables of ``status`` anybody may watch: not private, and no player among them
     keeping their games to themselves."""
-    keeping = Seat.objects.filter(table=OuterRef("pk"), user__profile__games_public=False)
-    return Table.objects.filter(status=status, private=False).exclude(Exists(keeping))
+    return Table.objects.filter(status=status, private=False).exclude(keeping())
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -435,20 +435,22 @@ def table_version(request: HttpRequest, table_id: int) -> HttpResponse:
     """``{"version", "status", "seated"}``, with an ETag, 304 when it has not changed.
 
     One query, no state loaded and no session read: this is what every open
-    table page asks every two seconds.
+    table page asks every two seconds. (Then who asks, only of a private table or a
+    game one of whose players keeps their games to themselves.)
     """
     row = (
         Table.objects.filter(pk=table_id)
         .annotate(
-            seated=Count("seats", filter=Q(seats__user__isnull=False) | Q(seats__is_bot=True))
+            seated=Count("seats", filter=Q(seats__user__isnull=False) | Q(seats__is_bot=True)),
+            kept=archive.keeping(),
         )
-        .values_list("version", "status", "seated", "private")
+        .values_list("version", "status", "seated", "private", "kept")
         .first()
     )
     if row is None:
         raise Http404("There is no such table.")
-    version, status, seated, private = row
-    if private:  # only its players and those invited hear of a private table
+    version, status, seated, private, kept = row
+    if private or kept:  # only its players (and those invited) hear of it
         table_or_404(table_id, request.user)
     etag = etag_of(table_id, version, status, seated)
     seen = parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))

@@ -146,8 +146,15 @@ def test_a_game_with_a_player_who_keeps_games_private_is_no_table_to_a_stranger(
         assert_error(stranger.get(table_url(table.pk)), 404, "not_found")
         assert_error(stranger.get(table_url(table.pk, "record")), 404, "not_found")
     stranger_page = Client()
-    for url in (f"/tables/{table.pk}/", f"/tables/{table.pk}/?fragment=1"):
+    for url in (
+        f"/tables/{table.pk}/",
+        f"/tables/{table.pk}/?fragment=1",
+        f"/tables/{table.pk}/version/",
+    ):
         assert stranger_page.get(url).status_code == 404
+    player_page = Client()
+    player_page.force_login(alice)
+    assert player_page.get(f"/tables/{table.pk}/version/").status_code == 200
     # Its players see it as ever.
     assert body(client_for(alice).get(table_url(table.pk)))["you"]["seat"] == 0
     assert body(client_for(bob).get(table_url(table.pk)))["you"]["seat"] == 1
