@@ -355,3 +355,17 @@ def test_the_archive_page_goes_to_older_games(monkeypatch: pytest.MonkeyPatch) -
     second = page.get(f"/games/{link}").content.decode()
     assert f'id="game-{older.pk}"' in second and f'id="game-{newer.pk}"' not in second
     assert "Newest games" in second
+
+
+def test_a_watchers_view_costs_the_row_and_one_look_at_the_players_choice(
+    django_assert_num_queries: Any,
+) -> None:
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob)
+    anyone = client_for()
+    with django_assert_num_queries(2):
+        assert anyone.get(table_url(table.pk)).status_code == 200
+    # A table waiting for players is in the lobby: nothing to look at but its row.
+    waiting = open_table(alice)
+    with django_assert_num_queries(1):
+        assert anyone.get(table_url(waiting.pk)).status_code == 200
