@@ -42,6 +42,7 @@ from django.utils import timezone
 from accounts.models import on_leaderboards
 from accounts.names import is_valid_username, normalize_username, users_named
 from config.errors import ServiceError
+from games.archive import keeping
 from games.catalogue import RULESETS
 from games.models import Move, Seat, Table
 from games.selectors import Paged, PageOutOfRange, iso
@@ -273,10 +274,12 @@ def _ranks(user: Any, ratings: list[Rating], now: datetime) -> dict[str, int]:
 
 
 def _recent_games(user: Any) -> list[dict[str, Any]]:
+    # The games anybody may watch, as the archive lists them: no private table, and none
+    # with a player who keeps their games to themselves (games.archive).
     tables = list(
-        Table.objects.filter(status=Table.Status.FINISHED, seats__user=user).order_by(
-            "-finished_at", "-id"
-        )[:RECENT_GAMES]
+        Table.objects.filter(status=Table.Status.FINISHED, seats__user=user, private=False)
+        .exclude(keeping())
+        .order_by("-finished_at", "-id")[:RECENT_GAMES]
     )
     changes = {
         change.table_id: change

@@ -369,3 +369,17 @@ def test_a_watchers_view_costs_the_row_and_one_look_at_the_players_choice(
     waiting = open_table(alice)
     with django_assert_num_queries(1):
         assert anyone.get(table_url(waiting.pk)).status_code == 200
+
+
+def test_a_players_page_lists_only_the_games_anybody_may_watch() -> None:
+    alice, bob, carol = make_users("alice", "bob", "carol")
+    shown = finished_table(alice, bob, rated=False)
+    private = finished_table(alice, bob, rated=False)
+    Table.objects.filter(pk=private.pk).update(private=True)
+    kept = finished_table(alice, carol, rated=False)
+    keeps_games_private(carol)
+    games = body(client_for().get("/api/players/alice/"))["recent_games"]
+    assert [game["id"] for game in games] == [shown.pk]
+    assert kept.pk not in [
+        game["id"] for game in body(client_for().get("/api/players/carol/"))["recent_games"]
+    ]
