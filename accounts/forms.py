@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, SetPasswordForm
 from django.core.exceptions import ValidationError
@@ -211,6 +212,26 @@ class PlayForm(CheckboxesForm):
             "auto_play": "A draw when no card of yours plays: the log says it was played"
             " automatically, which tells the others nothing the draw does not.",
         }
+
+
+class HolidayForm(forms.Form):
+    """How many days of holiday, from now. Only a whole number is checked here: every
+    other rule (1 to the allowance, the days left, a deadline due within the notice, one
+    holiday at a time) is ``games.holidays.holiday_start``'s, as for the API."""
+
+    days = forms.IntegerField(label="Days away")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        allowance = settings.FAIRDEAL_HOLIDAY_DAYS
+        self.fields["days"].widget.attrs.update(
+            {"min": 1, "max": allowance, "inputmode": "numeric", "class": "days"}
+        )
+        self.fields["days"].help_text = (
+            f"From now, 1 to {allowance}. Every table waiting on you stands still until you"
+            f" are back; a rated table waits at most {settings.FAIRDEAL_HOLIDAY_RATED_DAYS}"
+            " days."
+        )
 
 
 class PasswordChangeForm(forms.Form):

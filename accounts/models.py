@@ -243,17 +243,23 @@ def holiday_in_progress(user: Any) -> Holiday | None:
     return Holiday.objects.filter(user=user, ended_at__isnull=True).first()
 
 
-def holidays_json(user: Any, now: datetime) -> dict[str, Any]:
-    """What ``GET /api/accounts/me/`` shows of ``user``'s holidays: the allowance, the days
-    left, the holiday in progress (or null)."""
-    # One read: the holidays begun in the last 365 days, and the one in progress.
+def holidays_now(user: Any, now: datetime) -> tuple[int, Holiday | None]:
+    """``user``'s days of holiday left and the holiday in progress (or None), in one read:
+    the holidays begun in the last 365 days, and the one in progress."""
     recent = Holiday.objects.filter(user=user).filter(
         models.Q(starts_at__gt=now - HOLIDAY_YEAR) | models.Q(ended_at__isnull=True)
     )
     holidays = list(recent)
     holiday = next((h for h in holidays if h.ended_at is None), None)
+    return _days_left(holidays, now), holiday
+
+
+def holidays_json(user: Any, now: datetime) -> dict[str, Any]:
+    """What ``GET /api/accounts/me/`` shows of ``user``'s holidays: the allowance, the days
+    left, the holiday in progress (or null)."""
+    days_left, holiday = holidays_now(user, now)
     return {
         "allowance": settings.FAIRDEAL_HOLIDAY_DAYS,
-        "days_left": _days_left(holidays, now),
+        "days_left": days_left,
         "current": holiday.as_json() if holiday is not None else None,
     }

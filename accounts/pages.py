@@ -20,21 +20,23 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login, logout, update_session_auth_hash
+from django.contrib.auth import get_user_model, login, logout, update_session_auth_hash
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ObjectDoesNotExist
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
+from django.utils import dateformat, timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods
 from redis.exceptions import RedisError
-from rest_framework.authtoken.models import Token
 
 from accounts.forms import (
+    HolidayForm,
     LeaderboardsForm,
     LoginForm,
     MailPreferencesForm,
@@ -50,7 +52,7 @@ from accounts.mail_preferences import (
     unsubscribe,
     unsubscribe_target,
 )
-from accounts.models import MailPreferences, Profile, email_verified
+from accounts.models import MailPreferences, Profile, email_verified, holidays_now
 from accounts.services import (
     EmailTaken,
     UsernameTaken,
@@ -64,6 +66,8 @@ from accounts.services import (
 from accounts.verification import AlreadyVerified, verification_resend
 from config.errors import ServiceError
 from config.throttling import AddressRateThrottle, TooManyRequests, client_address
+from games import holidays
+from games.forms import deadline_words, sentence
 
 logger = logging.getLogger(__name__)
 
@@ -264,34 +268,58 @@ def settings_response(
     mail_form: MailPreferencesForm | None = None,
     leaderboards_form: LeaderboardsForm | None = None,
     play_form: PlayForm | None = None,
+    holiday_form: HolidayForm | None = None,
     password_form: PasswordChangeForm | None = None,
     shown_token: str | None = None,
+    status: int = 200,
 ) -> HttpResponse:
-    """The settings page, with any bound form that has something to say."""
-    user = request.user
+    """The settings page, with any bound form that has something to say.
+
+    Two reads: the account with its verification, mail preferences, profile and token
+    (each may be missing: the page writes nothing), and its holidays.
+    """
+    account = (
+        get_user_model()
+        .objects.select_related("email_verification", "mail_preferences", "profile", "auth_token")
+        .get(pk=request.user.pk)
+    )
     if mail_form is None:
-        # Read without writing: a player without a row gets every kind of mail.
-        preferences = MailPreferences.objects.filter(user=user).first() or MailPreferences()
-        mail_form = MailPreferencesForm(instance=preferences)
+        # A player without a row gets every kind of mail.
+        mail_form = MailPreferencesForm(
+            instance=_related(account, "mail_preferences") or MailPreferences()
+        )
     if leaderboards_form is None or play_form is None:
-        # Read without writing, as the mail: a player without a row is on the leaderboards,
-        # has public games and plays every move.
-        profile = Profile.objects.filter(user=user).first() or Profile()
+        # A player without a row is on the leaderboards, has public games and plays every move.
+        profile = _related(account, "profile") or Profile()
         if leaderboards_form is None:
             leaderboards_form = LeaderboardsForm(instance=profile)
         if play_form is None:
             play_form = PlayForm(instance=profile)
-    token = Token.objects.filter(user=user).values("created").first()
+    token = _related(account, "auth_token")
+    days_left, holiday = holidays_now(account, timezone.now())
     context = {
         "play_form": play_form,
-        "email_verified": email_verified(user),
+        "email_verified": email_verified(account),
         "mail_form": mail_form,
         "leaderboards_form": leaderboards_form,
-        "password_form": password_form or PasswordChangeForm(user),
-        "token_created": token["created"] if token else None,
+        "holiday": holiday,
+        "holiday_days_left": days_left,
+        "holiday_allowance": settings.FAIRDEAL_HOLIDAY_DAYS,
+        "holiday_form": holiday_form or HolidayForm(),
+        "holiday_notice": deadline_words(settings.FAIRDEAL_HOLIDAY_NOTICE_SECONDS),
+        "password_form": password_form or PasswordChangeForm(request.user),
+        "token_created": token.created if token else None,
         "shown_token": shown_token,
     }
-    return render(request, "accounts/settings.html", context)
+    return render(request, "accounts/settings.html", context, status=status)
+
+
+def _related(account: Any, name: str) -> Any:
+    """``account``'s one-to-one row ``name``, read with it (``select_related``), or None."""
+    try:
+        return getattr(account, name)
+    except ObjectDoesNotExist:
+        return None
 
 
 def post_only(view: View) -> View:
@@ -354,6 +382,44 @@ def settings_leaderboards(request: HttpRequest) -> HttpResponse:
             "The leaderboards leave you off: your games are still rated, and your page shows"
             " your ratings without a rank.",
         )
+    return redirect("settings")
+
+
+@post_only
+def settings_holiday(request: HttpRequest) -> HttpResponse:
+    """Start a holiday of n days, through the API's own service (``POST
+    /api/accounts/me/holiday/``); each refusal is said on the form, and changes nothing."""
+    form = HolidayForm(request.POST)
+    if not form.is_valid():
+        return settings_response(request, holiday_form=form, status=400)
+    try:
+        holiday = holidays.holiday_start(user=request.user, days=form.cleaned_data["days"])
+    except ServiceError as refusal:
+        form.add_error(None, sentence(refusal.message))
+        return settings_response(request, holiday_form=form, status=refusal.status)
+    messages.success(
+        request,
+        f"You are on holiday until {dateformat.format(holiday.ends_at, 'j F Y, H:i')} UTC:"
+        " the deadline of every table waiting on you stands still until then.",
+    )
+    return redirect("settings")
+
+
+@post_only
+def settings_holiday_end(request: HttpRequest) -> HttpResponse:
+    """End the holiday now, through the API's own service (``DELETE
+    /api/accounts/me/holiday/``): the deadlines go on from where they stopped."""
+    try:
+        holiday = holidays.holiday_end(user=request.user)
+    except ServiceError as refusal:
+        messages.error(request, sentence(refusal.message))
+        return redirect("settings")
+    taken = holiday.days_taken()
+    messages.success(
+        request,
+        f"Welcome back: your holiday is over, and your deadlines go on from where they"
+        f" stopped. It took {taken} day{'' if taken == 1 else 's'} of your allowance.",
+    )
     return redirect("settings")
 
 

@@ -708,9 +708,10 @@ def test_settings_show_the_account_its_mail_and_its_token(
     client = signed_in(alice)
     MailPreferences.objects.create(user=alice, reminders="none", time_zone="Asia/Tokyo")
 
-    # The session and its user, the waiting count, the verification, preferences, the
-    # profile (whether the leaderboards list the player), token.
-    with django_assert_max_num_queries(7):
+    # The session and its user, the waiting count, the account with its verification,
+    # preferences, profile (whether the leaderboards list the player) and token in one
+    # read, its holidays.
+    with django_assert_max_num_queries(5):
         response = client.get(SETTINGS)
 
     assert_a_good_page(response, "Settings")
