@@ -225,7 +225,7 @@ class HolidayForm(forms.Form):
         super().__init__(*args, **kwargs)
         allowance = settings.FAIRDEAL_HOLIDAY_DAYS
         self.fields["days"].widget.attrs.update(
-            {"min": 1, "max": allowance, "inputmode": "numeric", "class": "days"}
+            {"min": 1, "max": allowance, "inputmode": "numeric"}
         )
         self.fields["days"].help_text = (
             f"From now, 1 to {allowance}. Every table waiting on you stands still until you"
