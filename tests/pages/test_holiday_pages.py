@@ -127,7 +127,7 @@ def test_ending_a_holiday_that_is_not_in_progress_says_so(alice: Any) -> None:
     assert not Holiday.objects.exists()
 
 
-NOT_A_NUMBER = "No holiday was started: please correct the number of days below."
+NOT_A_NUMBER = "No holiday was started: give the number of days as a whole number."
 OUT_OF_RANGE = "A holiday is from 1 to 30 days (your allowance in a year)."
 
 
@@ -257,3 +257,16 @@ def test_the_settings_page_reads_the_account_and_its_holidays_in_few_queries(
     assert f"You have {left} of your 30 days of holiday left" in text_of(response)
     assert ('id="holiday-current"' in text_of(response)) is on_holiday
     assert page_of(response).h1 == ["Settings"]
+
+
+def test_bad_days_from_a_page_left_open_during_a_holiday_are_still_said(alice: Any) -> None:
+    """The form is gone while a holiday is in progress; what was wrong is said anyway."""
+    client = signed_in(alice)
+    client.post(START, {"days": "4"})
+    before = list(Holiday.objects.values())
+
+    response = client.post(START, {"days": "four"})
+
+    assert response.status_code == 400
+    assert problem(response) == NOT_A_NUMBER
+    assert list(Holiday.objects.values()) == before
