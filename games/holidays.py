@@ -24,6 +24,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.timesince import timeuntil
 
 from accounts.models import Holiday, holiday_days_left, holiday_in_progress
 from config.errors import ServiceError
@@ -159,7 +160,7 @@ def holiday_start(*, user: AbstractBaseUser, days: Any, now: datetime | None = N
             if owes and due is not None and due - now < notice:
                 raise DeadlineTooClose(
                     f"your deadline at table {table.pk} is due within"
-                    f" {settings.FAIRDEAL_HOLIDAY_NOTICE_SECONDS} seconds:"
+                    f" {timeuntil(now + notice, now)}:"
                     " play that move first, then start your holiday"
                 )
     ends = now + days * DAY

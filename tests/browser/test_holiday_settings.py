@@ -56,7 +56,7 @@ def test_a_holiday_started_and_ended_from_the_settings_page_is_seen_at_the_table
     holiday.get_by_label("Days away").fill("3")
     holiday.get_by_role("button", name="Start my holiday").click()
     expect(holiday.get_by_role("alert")).to_have_text(
-        f"Your deadline at table {table.pk} is due within 3600 seconds:"
+        f"Your deadline at table {table.pk} is due within 1\u00a0hour:"
         " play that move first, then start your holiday."
     )
     assert not Holiday.objects.exists()

@@ -179,7 +179,7 @@ def test_a_holiday_to_dodge_a_deadline_due_within_the_notice_is_refused(alice: A
 
     assert response.status_code == 409
     assert problem(response) == (
-        f"Your deadline at table {table.pk} is due within 3600 seconds:"
+        f"Your deadline at table {table.pk} is due within 1\u00a0hour:"
         " play that move first, then start your holiday."
     )
     assert not Holiday.objects.exists()
