@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fairplay.clock import instant
 from fairplay.keys import signing_key
 from fairplay.record import build_record, log_entry
 from fairplay.services import contributions_of, receipts_of
@@ -25,13 +26,14 @@ def _seats(table: Table) -> list[dict[str, Any]]:
     ]
 
 
-def _log_entry(move: Move) -> dict[str, Any]:
+def _log_entry(move: Move, *, timed: bool) -> dict[str, Any]:
     return log_entry(
         seq=move.seq,
         kind=move.kind,
         seat=move.seat,
         action=move.action,
-        at=move.created_at.isoformat(),
+        # Format 2: the exact instant the step was judged at, for the record's clock.
+        at=instant(move.created_at) if timed else move.created_at.isoformat(),
         events=move.events,
     )
 
@@ -62,6 +64,8 @@ def signed_record(table: Table) -> dict[str, Any]:
     if table.status != Table.Status.FINISHED:
         raise ValueError("only an ended table has a record to sign")
     key = signing_key()
+    # Tables made before their moves' instants were the judging clock's keep format 1.
+    timed = table.record_format == 2
     record = build_record(
         table=table.pk,
         game=table.game,
@@ -75,11 +79,12 @@ def signed_record(table: Table) -> dict[str, Any]:
         contributions=[
             (c.seat, bytes(c.entropy), c.created_at.isoformat()) for c in contributions_of(table)
         ],
-        log=[_log_entry(move) for move in table.moves.order_by("seq")],
+        log=[_log_entry(move, timed=timed) for move in table.moves.order_by("seq")],
         result=table.result,
         created_at=iso(table.created_at),
         started_at=iso(table.started_at),
         finished_at=iso(table.finished_at),
         key_id=key_id(key.public_key()),
+        timed=(table.reserve_seconds, table.holds) if timed else None,
     )
     return sign(record, key)

@@ -21,6 +21,9 @@ from games.rules.base import Event
 from games.rules.chance import DERIVATION_VERSION, SEED_BYTES, commitment, game_seed
 
 RECORD_FORMAT = "fairdeal-record/1"
+# Format 2 carries the time control: each seat's reserve of time and holds (holidays),
+# and every step's exact instant, so that a verifier can judge every timeout.
+TIMED_FORMAT = "fairdeal-record/2"
 
 RECORD_FIELDS = (
     "format",
@@ -45,6 +48,8 @@ RECORD_FIELDS = (
     "finished_at",
     "key_id",
 )
+TIMED_FIELDS = (*RECORD_FIELDS, "reserve_seconds", "holds")
+HOLD_FIELDS = ("seat", "from", "until")
 LOG_FIELDS = ("seq", "kind", "seat", "action", "version", "at", "events")
 START, ACTION, FORFEIT = "start", "action", "forfeit"
 
@@ -109,6 +114,7 @@ def build_record(
     started_at: str,
     finished_at: str,
     key_id: str,
+    timed: tuple[int, Sequence[Mapping[str, Any]]] | None = None,
 ) -> dict[str, Any]:
     """The record of a finished match, ready to sign.
 
@@ -117,12 +123,16 @@ def build_record(
     ``player`` (a name or None) and ``bot``. ``log`` is the list of
     :func:`log_entry` dicts. The commitment, the receipts and the game seed
     are computed here, from the server seed and the contributions.
+
+    ``timed`` is ``(reserve_seconds, holds)`` for a format 2 record (every ``at``
+    then an exact instant, :func:`fairplay.clock.instant`), each hold
+    ``{"seat", "from", "until"}``; None makes a format 1 record.
     """
     if not isinstance(server_seed, bytes) or len(server_seed) != SEED_BYTES:
         raise ValueError(f"a server seed is {SEED_BYTES} bytes")
     entropies = [entropy for _, entropy, _ in contributions]
-    return {
-        "format": RECORD_FORMAT,
+    record: dict[str, Any] = {
+        "format": RECORD_FORMAT if timed is None else TIMED_FORMAT,
         "derivation": DERIVATION_VERSION,
         "table": table,
         "game": game,
@@ -150,3 +160,11 @@ def build_record(
         "finished_at": finished_at,
         "key_id": key_id,
     }
+    if timed is not None:
+        reserve_seconds, holds = timed
+        record["reserve_seconds"] = reserve_seconds
+        record["holds"] = [
+            {"seat": hold["seat"], "from": hold["from"], "until": hold["until"]}
+            for hold in sorted(holds, key=lambda hold: (hold["seat"], hold["from"]))
+        ]
+    return record

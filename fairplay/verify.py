@@ -28,7 +28,9 @@ fails is reported in words:
    log applied through the rules engine; each action must be legal, and every
    event it causes (every dealt, drawn and reshuffled card) must equal the
    recorded one;
-7. the game is over and its result is the recorded one.
+7. the game is over and its result is the recorded one;
+8. for a format 2 record, the time control (:mod:`fairplay.clock`): every timeout
+   was due, and no step came after a seat's time had run out.
 
 What it prints, and its exit status; the first word always goes with the
 status:
@@ -58,7 +60,18 @@ from typing import Any, NoReturn
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from fairplay.record import ACTION, FORFEIT, LOG_FIELDS, RECORD_FIELDS, RECORD_FORMAT, START
+from fairplay import clock
+from fairplay.record import (
+    ACTION,
+    FORFEIT,
+    HOLD_FIELDS,
+    LOG_FIELDS,
+    RECORD_FIELDS,
+    RECORD_FORMAT,
+    START,
+    TIMED_FIELDS,
+    TIMED_FORMAT,
+)
 from fairplay.signing import (
     CannotJudge,
     VerificationError,
@@ -69,6 +82,7 @@ from games.catalogue import RULESETS, VERSIONS
 from games.rules.base import (
     FORFEIT_REASONS,
     RESIGNED,
+    TIMEOUT,
     GameState,
     IllegalAction,
     InvalidOptions,
@@ -80,7 +94,7 @@ from games.rules.chance import DERIVATION_VERSION, SEED_BYTES, game_seed
 from games.rules.replay import Act, Entry, Forfeit, replay
 from games.rules.words import quote
 
-KNOWN_FORMATS = (RECORD_FORMAT,)
+KNOWN_FORMATS = (RECORD_FORMAT, TIMED_FORMAT)
 KNOWN_DERIVATIONS = (DERIVATION_VERSION,)
 
 _HEX = re.compile(r"(?:[0-9a-f]{2})*")
@@ -150,8 +164,10 @@ def verify(envelope: Any, public_key: Ed25519PublicKey | None = None) -> Summary
     server_seed = _check_commitment(record)
     entropies = _check_receipts(record)
     seed = _check_game_seed(record, server_seed, entropies)
-    state, actions, chance_events = _replay(record, ruleset, seed)
+    state, actions, chance_events, steps = _replay(record, ruleset, seed)
     _check_result(record, state)
+    if record["format"] == TIMED_FORMAT:
+        _check_clock(record, steps)
     assert state.result is not None
     result = state.result
     return Summary(
@@ -216,10 +232,11 @@ def _check_versions(record: dict[str, Any]) -> Ruleset:
 
 def _check_fields(record: dict[str, Any], ruleset: Ruleset) -> None:
     """Every field present, of its type, and nothing else; no fractional numbers."""
-    missing = [name for name in RECORD_FIELDS if name not in record]
+    fields = TIMED_FIELDS if record["format"] == TIMED_FORMAT else RECORD_FIELDS
+    missing = [name for name in fields if name not in record]
     if missing:
         raise VerificationError(f"the record has no field {missing[0]}")
-    extra = sorted(set(record) - set(RECORD_FIELDS))
+    extra = sorted(set(record) - set(fields))
     if extra:
         raise VerificationError(f"the record has a field this format does not define: {extra[0]}")
 
@@ -295,6 +312,67 @@ def _check_fields(record: dict[str, Any], ruleset: Ruleset) -> None:
                 "contribution from one seat; contributions are mixed in seat order, one a seat"
             )
         previous = seat
+    if record["format"] == TIMED_FORMAT:
+        _check_time_control(record)
+
+
+def _check_time_control(record: dict[str, Any]) -> None:
+    """Format 2's fields: the reserve, and the holds, each seat's in order, none overlapping."""
+    reserve = record["reserve_seconds"]
+    if not _is_int(reserve) or reserve < 0:
+        raise VerificationError("the record's reserve_seconds must be a whole number, 0 or more")
+    if not _is_int(record["deadline_seconds"]) or record["deadline_seconds"] <= 0:
+        raise VerificationError("the record's deadline_seconds must be a whole number above 0")
+    holds = record["holds"]
+    if not isinstance(holds, list):
+        raise VerificationError("the record's holds must be a list")
+    last: tuple[int, int] | None = None
+    for index, hold in enumerate(holds):
+        if (
+            not isinstance(hold, dict)
+            or sorted(hold) != sorted(HOLD_FIELDS)
+            or not _is_int(hold["seat"])
+            or not 0 <= hold["seat"] < record["seat_count"]
+        ):
+            raise VerificationError(
+                f"hold {index} must have seat (a seat of the table), from and until (instants)"
+            )
+        start = clock.micros(hold["from"], f"hold {index}'s from")
+        end = clock.micros(hold["until"], f"hold {index}'s until")
+        if end < start:
+            raise VerificationError(f"hold {index} ends before it begins")
+        if last is not None and (
+            hold["seat"] < last[0] or (hold["seat"] == last[0] and start < last[1])
+        ):
+            raise VerificationError(
+                f"hold {index} is out of order, or overlaps the one before: holds are listed "
+                "by seat, then in time, one after another"
+            )
+        last = (hold["seat"], end)
+
+
+def _check_clock(record: dict[str, Any], steps: list[ClockStep]) -> None:
+    """Step 13 (format 2): every seat's clock through the log (:mod:`fairplay.clock`)."""
+    log = record["log"]
+    timed = [
+        clock.Step(
+            at=clock.micros(at, f"log entry {index}'s at"),
+            kind=log[index]["kind"],
+            seat=seat,
+            timeout=timeout,
+            acted=acted,
+            owing=owing,
+        )
+        for index, (at, seat, timeout, acted, owing) in enumerate(steps)
+    ]
+    people = [seat["seat"] for seat in record["seats"] if not seat["bot"]]
+    clock.judge(
+        deadline_seconds=record["deadline_seconds"],
+        reserve_seconds=record["reserve_seconds"],
+        people=people,
+        holds=clock.holds_by_seat(record["holds"]),
+        steps=timed,
+    )
 
 
 def _check_commitment(record: dict[str, Any]) -> bytes:
@@ -341,8 +419,15 @@ def _check_game_seed(record: dict[str, Any], server_seed: bytes, entropies: list
 # -- the replay ----------------------------------------------------------------
 
 
-def _replay(record: dict[str, Any], ruleset: Ruleset, seed: bytes) -> tuple[GameState, int, int]:
-    """Replay the log through the engine's replay; return the final state and the counts.
+ClockStep = tuple[str, Any, bool, int | None, frozenset[int]]
+
+
+def _replay(
+    record: dict[str, Any], ruleset: Ruleset, seed: bytes
+) -> tuple[GameState, int, int, list[ClockStep]]:
+    """Replay the log through the engine's replay; return the final state, the counts,
+    and what the clock needs of each step: its time, seat, whether a timeout, the seat
+    whose turn it was (None for a call or a resignation), and who owed after it.
 
     Each entry is checked as the replay reaches it, and each step's events are
     compared before the next entry is read.
@@ -353,6 +438,7 @@ def _replay(record: dict[str, Any], ruleset: Ruleset, seed: bytes) -> tuple[Game
     steps = replay(ruleset, seat_count, record["options"], seed, _entries(log, seat_count))
     state: GameState | None = None
     actions = chance_events = 0
+    timed: list[ClockStep] = []
     for index in range(len(log)):
         where = "the start" if index == 0 else f"action {index}"
         try:
@@ -366,13 +452,19 @@ def _replay(record: dict[str, Any], ruleset: Ruleset, seed: bytes) -> tuple[Game
         replayed = [_plain(event.to_json()) for event in step.events]
         chance_events += sum(1 for event in replayed if "chance" in event)
         _compare_events(ruleset, index, where, log[index]["events"], replayed)
+        entry = step.entry
+        acted = entry.seat if isinstance(entry, Act) and not state.is_call(entry.action) else None
+        timeout = isinstance(entry, Forfeit) and entry.reason == TIMEOUT
+        owes = frozenset(() if state.is_over else state.to_act)
+        seat = None if entry is None else entry.seat
+        timed.append((log[index]["at"], seat, timeout, acted, owes))
     assert state is not None
     if not state.is_over:
         owing = " and ".join(f"seat {s}" for s in state.to_act) or "nobody"
         raise VerificationError(
             f"the log ends before the game is over: {owing} still owed an action"
         )
-    return state, actions, chance_events
+    return state, actions, chance_events, timed
 
 
 def _entries(log: list[Any], seat_count: int) -> Iterator[Entry]:

@@ -28,6 +28,7 @@ from django.utils.timesince import timeuntil
 
 from accounts.models import Holiday, holiday_days_left, holiday_in_progress
 from config.errors import ServiceError
+from fairplay.clock import instant
 from games.models import Seat, Seated, Table
 
 DAY = timedelta(days=1)
@@ -63,6 +64,22 @@ def earliest(seats: Iterable[Seated]) -> datetime | None:
     """A table's ``deadline_at``: the soonest a seat whose time runs is due (its move's
     deadline and its reserve left); a held seat has none, and is not in the index."""
     return min((seat.due for seat in seats if seat.deadline_at is not None), default=None)
+
+
+def hold(seat: int, start: datetime, until: datetime) -> dict[str, Any]:
+    """A seat's hold, as its table keeps it for its record (``Table.holds``): its clock
+    stands still from ``start`` to ``until`` (docs/fairplay.md, format 2)."""
+    return {"seat": seat, "from": instant(start), "until": instant(until)}
+
+
+def _release(table: Table, seat: int, since: datetime) -> None:
+    """The seat's hold in progress at ``table`` ends at ``since`` (a holiday ended early)."""
+    table.holds = [
+        {**each, "until": instant(since)}
+        if each["seat"] == seat and each["until"] > instant(since)
+        else each
+        for each in table.holds
+    ]
 
 
 def _seat_until(holiday: Holiday, table: Table) -> datetime:
@@ -101,7 +118,7 @@ def _lock_tables(users: Sequence[int]) -> list[Table]:
             pk__in=Seat.objects.filter(user__in=users).values("table_id"),
             status__in=[Table.Status.OPEN, Table.Status.PLAYING],
         )
-        .only("pk", "status", "rated", "to_act", "deadline_at", "seating")
+        .only("pk", "status", "rated", "to_act", "deadline_at", "seating", "holds")
         .order_by("pk")
     )
 
@@ -113,7 +130,7 @@ def _write(tables: list[Table], seats: list[Seated]) -> None:
         for seat in seats
     ]
     Seat.objects.bulk_update(rows, ["away_until", "held", "deadline_at"], batch_size=500)
-    Table.objects.bulk_update(tables, ["seating", "deadline_at"], batch_size=500)
+    Table.objects.bulk_update(tables, ["seating", "deadline_at", "holds"], batch_size=500)
 
 
 def _show(table: Table, seats: list[Seated]) -> None:
@@ -182,9 +199,9 @@ def holiday_start(*, user: AbstractBaseUser, days: Any, now: datetime | None = N
                 held = seat.held
                 if seat.deadline_at is not None:  # it owes: its time stops here
                     held = seat.deadline_at - now
-                seat = replace(
-                    seat, away_until=_seat_until(holiday, table), held=held, deadline_at=None
-                )
+                until = _seat_until(holiday, table)
+                seat = replace(seat, away_until=until, held=held, deadline_at=None)
+                table.holds = [*table.holds, hold(seat.number, now, until)]
                 changed.append(seat)
             seats.append(seat)
         _show(table, seats)
@@ -206,6 +223,7 @@ def _resume(tables: list[Table], users: set[int], now: datetime, *, early: bool)
                 since = min(seat.away_until, now)
                 deadline = since + seat.held if seat.held is not None else seat.deadline_at
                 seat = replace(seat, away_until=None, held=None, deadline_at=deadline)
+                _release(table, seat.number, since)
                 changed.append(seat)
             seats.append(seat)
         _show(table, seats)

@@ -54,6 +54,14 @@ class Table(models.Model):
     # its own deadline draws the overrun from its seat's reserve (docs/deadlines.md).
     reserve_seconds = models.PositiveIntegerField(default=0)
     rated = models.BooleanField(default=False)
+    # The layout of the table's signed record (docs/fairplay.md, section 13): 2 for
+    # tables made since their log holds the exact instant each step was judged at,
+    # with the time control and the holds below (1: the tables made before).
+    record_format = models.PositiveSmallIntegerField(default=2, editable=False)
+    # Each seat's holidays while this table played (games.holidays), for its record:
+    # ``{"seat", "from", "until"}`` as fairplay.clock.instant writes them; ``until``
+    # made earlier when a holiday ends early.
+    holds = models.JSONField(default=list, blank=True, editable=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tables_created"
     )
@@ -397,7 +405,9 @@ class Move(models.Model):
     events = models.JSONField(default=list)
     # Played for its seat, the seat's one legal action and forced (accounts.Profile.auto_play).
     automatic = models.BooleanField(default=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    # The instant the step was judged at (its deadlines, its seats' reserves): the
+    # writer gives it, so that the record's clock is the one the server used.
+    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["table", "seq"]

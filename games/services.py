@@ -655,6 +655,11 @@ def _seat_for_the_deal(table: Table, now: datetime) -> None:
         for seat in holidays.away_seats(table, now)
     ]
     table.seating = [seat.to_json() for seat in seats]
+    table.holds = [
+        holidays.hold(seat.number, now, seat.away_until)
+        for seat in seats
+        if seat.away_until is not None
+    ]
     if reserve is not None:
         Seat.objects.filter(table=table, is_bot=False).update(reserve=reserve)
     for seat in seats:
@@ -671,7 +676,17 @@ def _start(table: Table) -> None:
     table.started_at = now
     _seat_for_the_deal(table, now)
     work = _store(table, state, now)
-    _log([Move(table=table, seq=0, kind=Move.Kind.START, events=_events_json(events))])
+    _log(
+        [
+            Move(
+                table=table,
+                seq=0,
+                kind=Move.Kind.START,
+                events=_events_json(events),
+                created_at=now,
+            )
+        ]
+    )
     table.save()
     if work:
         OutboxItem.objects.bulk_create(work)
@@ -854,6 +869,7 @@ def _record(
                 action=action,
                 events=_events_json(events),
                 automatic=automatic,
+                created_at=now,
             )
         ]
     )
@@ -999,6 +1015,7 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
                 seat=late.number,
                 action={"reason": TIMEOUT},
                 events=_events_json(events),
+                created_at=now,  # the instant it was judged late at (its record's clock)
             )
         )
         seats_changed, kinds = _derive(table, state, ending)
@@ -1073,9 +1090,10 @@ def bot_move_apply(*, table_id: int, seat: int, version: int, action: Any) -> bo
             return False
         if not any(each.number == seat and each.is_bot for each in seats_of(table)):
             raise NotSeated(f"seat {seat} of table {table_id} is not a bot")
-        if _settle_deadline(table, timezone.now()):
+        now = timezone.now()  # one instant judges it (the record's clock)
+        if _settle_deadline(table, now):
             return False
-        _act(table, seat, action, timezone.now())
+        _act(table, seat, action, now)
     return True
 
 

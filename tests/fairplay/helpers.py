@@ -18,11 +18,13 @@ import hashlib
 import json
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from fairplay import clock
 from fairplay.record import ACTION, FORFEIT, START, build_record, log_entry
 from fairplay.signing import key_id, public_key_bytes, sign
 from games.catalogue import find_ruleset
@@ -58,6 +60,32 @@ def first_legal(state: GameState, seat: int, legal: list[Action]) -> Action:
     return legal[0]
 
 
+@dataclass(frozen=True)
+class Timing:
+    """A format 2 record's time control, and when its steps come (``play_record``).
+
+    Step i (after the start) comes ``gaps[i % len(gaps)]`` seconds after the one before,
+    but never at or past a seat's time out: then a microsecond before it. A timeout
+    comes at the very microsecond the seat's time runs out. ``holds`` are
+    ``(seat, from, until)`` in seconds after the start.
+    """
+
+    deadline_seconds: int
+    reserve_seconds: int = 0
+    holds: tuple[tuple[int, int, int], ...] = ()
+    gaps: tuple[int, ...] = (60,)
+
+    def hold_list(self, start: datetime) -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": seat,
+                "from": clock.instant(start + timedelta(seconds=begin)),
+                "until": clock.instant(start + timedelta(seconds=end)),
+            }
+            for seat, begin, end in self.holds
+        ]
+
+
 def play_record(
     *,
     table: int,
@@ -71,6 +99,7 @@ def play_record(
     options: dict[str, Any] | None = None,
     private_key: Ed25519PrivateKey | None = None,
     calls: Calls | None = None,
+    timing: Timing | None = None,
 ) -> dict[str, Any]:
     """Play a match to its end and return the signed envelope of its record.
 
@@ -79,7 +108,8 @@ def play_record(
 
     ``forfeit`` is ``(after, seat, reason)``: once ``after`` actions have been
     played, ``seat`` resigns or times out (a timeout is of a seat that owes an
-    action: pass ``-1`` as the seat to mean "whoever is to act").
+    action: pass ``-1`` as the seat to mean "whoever is to act"). With ``timing``
+    the record is in format 2, its steps timed by it.
     """
     ruleset = find_ruleset(game, version)
     private_key = private_key or signing_key()
@@ -87,7 +117,9 @@ def play_record(
     chance = SeededChance(seed)
     state, events = ruleset.new_game(len(seats), options or {}, chance)
     minute = 10
-    log = [log_entry(seq=0, kind=START, seat=None, action=None, at=at(minute), events=events)]
+    timer = _Timer(timing, seats, state) if timing is not None else None
+    first = at(minute) if timer is None else timer.start
+    log = [log_entry(seq=0, kind=START, seat=None, action=None, at=first, events=events)]
     while not state.is_over:
         seq = len(log)
         minute += 1
@@ -95,11 +127,12 @@ def play_record(
             _, seat, reason = forfeit
             seat = state.to_act[0] if seat < 0 else seat
             action = {"reason": reason}
+            when = at(minute) if timer is None else timer.forfeit(seat, reason)
             events = state.forfeit(seat, reason)
+            if timer is not None:
+                timer.stepped(seat, None, state)
             log.append(
-                log_entry(
-                    seq=seq, kind=FORFEIT, seat=seat, action=action, at=at(minute), events=events
-                )
+                log_entry(seq=seq, kind=FORFEIT, seat=seat, action=action, at=when, events=events)
             )
             break
         call = calls(state) if calls is not None else None
@@ -108,9 +141,12 @@ def play_record(
         else:
             seat = state.to_act[0]
             action = policy(state, seat, state.legal_actions(seat))
+        when = at(minute) if timer is None else timer.next()
         events = state.apply(seat, action, chance)
+        if timer is not None:
+            timer.stepped(seat, None if state.is_call(action) else seat, state)
         log.append(
-            log_entry(seq=seq, kind=ACTION, seat=seat, action=action, at=at(minute), events=events)
+            log_entry(seq=seq, kind=ACTION, seat=seat, action=action, at=when, events=events)
         )
     assert state.result is not None
     record = build_record(
@@ -119,7 +155,7 @@ def play_record(
         ruleset_version=ruleset.version,
         options=state_options(state),
         seat_count=len(seats),
-        deadline_seconds=86400,
+        deadline_seconds=86400 if timing is None else timing.deadline_seconds,
         rated=False,
         seats=seats,
         server_seed=server_seed,
@@ -130,8 +166,55 @@ def play_record(
         started_at=at(minute - len(log) + 1),
         finished_at=at(minute),
         key_id=key_id(private_key.public_key()),
+        timed=None if timing is None else (timing.reserve_seconds, timing.hold_list(EPOCH)),
     )
+    if timer is not None:
+        record["started_at"], record["finished_at"] = timer.start, log[-1]["at"]
     return sign(record, private_key)
+
+
+class _Timer:
+    """The instants of a format 2 record's steps, kept in time by the verifier's own clock."""
+
+    def __init__(self, timing: Timing, seats: Sequence[dict[str, Any]], state: GameState) -> None:
+        self.timing = timing
+        self.now = clock.micros(clock.instant(EPOCH), "the start")  # the holds count from it
+        self.index = 0
+        people = [seat["seat"] for seat in seats if not seat["bot"]]
+        holds = clock.holds_by_seat(timing.hold_list(EPOCH))
+        self.clock = clock.Clock.of(timing.deadline_seconds, timing.reserve_seconds, people, holds)
+        self.clock.advance(0, self._step(None, None, state, timeout=False))
+        self.start = clock.shown(self.now)
+
+    def _step(
+        self, seat: int | None, acted: int | None, state: GameState, *, timeout: bool
+    ) -> clock.Step:
+        owing = frozenset(() if state.is_over else state.to_act)
+        return clock.Step(self.now, "", seat, timeout, acted, owing)
+
+    def next(self) -> str:
+        """The instant of the next action: its gap later, or a microsecond before a time out."""
+        gaps = self.timing.gaps
+        self.now += gaps[self.index % len(gaps)] * clock.SECOND
+        first = self.clock.first_out()
+        if first is not None:
+            self.now = min(self.now, first[0] - 1)
+        return clock.shown(self.now)
+
+    def forfeit(self, seat: int, reason: str) -> str:
+        """A resignation comes as an action would; a timeout when the seat's time runs out."""
+        if reason != "timeout":
+            return self.next()
+        first = self.clock.first_out()
+        assert first is not None and first[1] == seat, "a timeout is of the seat out first"
+        self.now = first[0]
+        return clock.shown(self.now)
+
+    def stepped(self, seat: int, acted: int | None, state: GameState) -> None:
+        self.index += 1
+        result = state.result or {}
+        timeout = result.get("reason") == "timeout" and result.get("seat") == seat
+        self.clock.advance(self.index, self._step(seat, acted, state, timeout=timeout))
 
 
 def state_options(state: GameState) -> dict[str, Any]:

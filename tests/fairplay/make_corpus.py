@@ -20,6 +20,10 @@ It holds, for each match of every rules version in ``games.rules.VERSIONS``:
   seat's view and the public view, and every seat's legal actions;
 * ``saved``: the saved form of the state at a few steps, to be loaded by
   ``Ruleset.load`` and played on from there.
+
+The records of format 2 (:data:`TIMED`, named ``timed/<version>#n``), added after
+all the others, carry a time control: a reserve of time drawn on, holidays, and
+timeouts each at the microsecond its seat's time ran out.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from typing import Any
 from games.catalogue import VERSIONS, find_ruleset
 from games.rules.base import Action, GameState
 from games.rules.replay import Act, Entry, Forfeit, replay
-from tests.fairplay.helpers import Calls, Policy, play_record, seat_list
+from tests.fairplay.helpers import Calls, Policy, Timing, play_record, seat_list
 
 CORPUS = Path(__file__).parent / "corpus" / "records.json.gz"
 DIGEST_CHARS = 16  # of a SHA-256 in hex: enough to see any drift
@@ -135,6 +139,30 @@ MATCHES: dict[str, list[tuple[int, dict[str, Any], tuple[str, int] | None, float
         (2, {"target": 100}, None, 1.0),  # a player caught in their turn goes out in it
     ],
 }
+# Format 2 records (added after every record above, which keep their numbers): each
+# (version, seats, options, forfeit, calls, timing), as above, played with its clock.
+TIMED: list[tuple[str, int, dict[str, Any], tuple[str, int] | None, float, Timing]] = [
+    # An hour a move and two of reserve, drawn on, then a timeout when it is spent.
+    ("crazy-eights/2", 2, {}, ("timeout", 9), 0.0, Timing(3600, 7200, (), (60, 5000, 300))),
+    # A day a move, no reserve; seat 0 away for five days, seat 1 twice: a timeout after.
+    (
+        "dodo/2",
+        3,
+        {"target": 50},
+        ("timeout", 20),
+        0.5,
+        Timing(86400, 0, ((0, 3600, 435600), (1, 0, 7200), (1, 600000, 700000)), (3600, 80000)),
+    ),
+    # Both: a reserve and a holiday; a resignation ends it.
+    (
+        "dos/2",
+        2,
+        {"target": 60},
+        ("resigned", 30),
+        1.0,
+        Timing(7200, 3600, ((1, 60, 86400),), (600, 7500, 60)),
+    ),
+]
 SAVED_EVERY = 37  # keep the saved form of every 37th step (and of the last)
 
 
@@ -238,6 +266,28 @@ def make() -> list[dict[str, Any]]:
             )
             digests, saved = walk(envelope["record"])
             corpus.append({"name": name, "envelope": envelope, "digests": digests, "saved": saved})
+    for number, (version, seats, options, forfeit, calls, timing) in enumerate(TIMED):
+        name = f"timed/{version}#{number}"
+        rng = random.Random(f"corpus {name}")
+        ending = None
+        if forfeit is not None:
+            reason, after = forfeit
+            ending = (after, -1 if reason == "timeout" else rng.randrange(seats), reason)
+        envelope = play_record(
+            table=1000 + len(corpus),
+            seats=seat_list(seats, bots=[seats - 1] if seats > 2 else []),
+            server_seed=rng.randbytes(32),
+            contributions=[(0, rng.randbytes(20))],
+            policy=_policy(rng),
+            forfeit=ending,
+            game=VERSIONS[version].id,
+            version=version,
+            options=options,
+            calls=_calls(rng, calls),
+            timing=timing,
+        )
+        digests, saved = walk(envelope["record"])
+        corpus.append({"name": name, "envelope": envelope, "digests": digests, "saved": saved})
     return corpus
 
 

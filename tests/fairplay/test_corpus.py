@@ -16,13 +16,14 @@ from typing import Any
 
 import pytest
 
-from fairplay.record import build_record, log_entry
+from fairplay import clock
+from fairplay.record import TIMED_FORMAT, build_record, log_entry
 from fairplay.signing import canonical, sign
-from fairplay.verify import verify
+from fairplay.verify import VerificationError, verify
 from games.catalogue import VERSIONS, find_ruleset
 from games.rules.chance import SeededChance
 from games.rules.replay import Forfeit, replay
-from tests.fairplay.helpers import signing_key
+from tests.fairplay.helpers import resign, signing_key
 from tests.fairplay.make_corpus import CORPUS, log_entries, step_digests
 
 
@@ -52,6 +53,37 @@ def test_the_corpus_holds_resignations_timeouts_and_calls_out_of_turn() -> None:
                 calls.add((record["game"], step["action"]["type"]))
     assert reasons == {"finished", "resigned", "timeout"}
     assert {("dodo", "catch"), ("dodo", "last_card"), ("dos", "dos"), ("dos", "catch")} <= calls
+
+
+TIMED = [name for name in NAMES if corpus()[name]["envelope"]["record"]["format"] == TIMED_FORMAT]
+
+
+def test_the_corpus_holds_format_2_records_with_reserves_holidays_and_timeouts() -> None:
+    formats = {entry["envelope"]["record"]["format"] for entry in corpus().values()}
+    assert formats == {"fairdeal-record/1", TIMED_FORMAT}
+    records = [corpus()[name]["envelope"]["record"] for name in TIMED]
+    assert any(record["reserve_seconds"] for record in records)
+    assert any(record["holds"] for record in records)
+    assert {record["result"]["reason"] for record in records} == {"timeout", "resigned"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        name
+        for name in TIMED
+        if corpus()[name]["envelope"]["record"]["result"]["reason"] == "timeout"
+    ],
+)
+def test_a_timeout_of_the_corpus_was_due_to_the_microsecond(name: str) -> None:
+    """Its record verifies; the same forfeit a microsecond sooner was not due, and fails."""
+    envelope = corpus()[name]["envelope"]
+    verify(envelope, signing_key().public_key())
+    early = resign(envelope)
+    last = early["record"]["log"][-1]
+    last["at"] = clock.shown(clock.micros(last["at"], "at") - 1)
+    with pytest.raises(VerificationError, match="the forfeit was not due"):
+        verify(resign(early))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -110,6 +142,9 @@ def test_a_replay_rebuilds_the_record_byte_for_byte_and_every_step_as_it_was(nam
         started_at=record["started_at"],
         finished_at=record["finished_at"],
         key_id=record["key_id"],
+        timed=(record["reserve_seconds"], record["holds"])
+        if record["format"] == TIMED_FORMAT
+        else None,
     )
     assert canonical(sign(rebuilt, signing_key())) == canonical(entry["envelope"])
 

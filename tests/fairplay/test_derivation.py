@@ -24,6 +24,9 @@ from typing import TypeVar
 
 import pytest
 
+from fairplay.clock import SECOND, Clock, micros, shown
+from fairplay.clock import Step as ClockStep
+from fairplay.signing import VerificationError
 from games.catalogue.crazy_eights.rules import CrazyEights
 from games.rules.base import STANDARD_PACK
 from games.rules.chance import SEED_BYTES, SeededChance, Stream, event_key, game_seed, lp
@@ -183,8 +186,73 @@ def test_the_docs_give_a_vector_where_uniform_rejects_words() -> None:
 
 @pytest.mark.parametrize("vector", VECTORS, ids=[v.get("name", "?") for v in VECTORS])
 def test_every_vector_in_the_docs_matches_the_code(vector: dict[str, str]) -> None:
-    checked = check_vector(vector)
+    clocked = "clock_deadline_seconds" in vector
+    checked = check_clock_vector(vector) if clocked else check_vector(vector)
     assert set(vector) <= checked, f"keys nobody checks: {sorted(set(vector) - checked)}"
+
+
+# -- the clock's vectors (format 2, section 12 step 13) ------------------------
+
+
+def _seat(text: str) -> int | None:
+    return None if text == "-" else int(text)
+
+
+def check_clock_vector(vector: dict[str, str]) -> set[str]:
+    """Run fairplay.clock over the vector's steps; check every value it states."""
+    checked = {"name", "clock_deadline_seconds", "clock_reserve_seconds", "clock_people"}
+    holds: dict[int, list[tuple[int, int]]] = {}
+    for i in range(1, int(vector["clock_holds"]) + 1):
+        seat, start, end = vector[f"clock_hold_{i}"].split()
+        holds.setdefault(int(seat), []).append((micros(start, "from"), micros(end, "until")))
+        checked.add(f"clock_hold_{i}")
+    steps = []
+    for i in range(int(vector["clock_steps"])):
+        at, kind, seat, acted, owing = vector[f"clock_step_{i}"].split()
+        steps.append(
+            ClockStep(
+                at=micros(at, "at"),
+                kind=kind,
+                seat=_seat(seat),
+                timeout=kind == "timeout",
+                acted=_seat(acted),
+                owing=frozenset() if owing == "-" else frozenset(map(int, owing.split(","))),
+            )
+        )
+        checked.add(f"clock_step_{i}")
+    checked |= {"clock_holds", "clock_steps", "clock_verdict"}
+    clock = Clock.of(
+        int(vector["clock_deadline_seconds"]),
+        int(vector["clock_reserve_seconds"]),
+        [int(n) for n in vector["clock_people"].split()],
+        holds,
+    )
+    verdict = "ok"
+    for index, step in enumerate(steps):
+        if f"clock_before_{index}" in vector:
+            seat, deadline, out = vector[f"clock_before_{index}"].split()
+            assert shown(clock.deadline_of(int(seat)) or 0) == deadline, f"step {index}"
+            assert shown(clock.out_at(int(seat)) or 0) == out, f"step {index}"
+            checked.add(f"clock_before_{index}")
+        try:
+            clock.advance(index, step)
+        except VerificationError as exc:
+            verdict = f"fails: {exc.message}"
+            break
+    assert verdict == vector["clock_verdict"]
+    if verdict == "ok":
+        left = " ".join(str(seat.reserve // SECOND) for seat in clock.seats.values())
+        assert left == vector["clock_reserve_left"]
+        checked.add("clock_reserve_left")
+    return checked
+
+
+def test_the_docs_give_a_clock_vector_with_a_timeout_due_and_one_not_due() -> None:
+    clocked = [v for v in VECTORS if "clock_deadline_seconds" in v]
+    assert {v["clock_verdict"] == "ok" for v in clocked} == {True, False}
+    assert all(
+        v["clock_step_" + str(int(v["clock_steps"]) - 1)].split()[1] == "timeout" for v in clocked
+    )
 
 
 # -- the byte layout, built independently ---------------------------------------
