@@ -143,7 +143,7 @@ class MailPreferencesForm(CheckboxesForm):
     """Which mail, and when; saved by ``accounts.mail_preferences.mail_preferences_update``
     (the API's own service), so the digest's next hour follows."""
 
-    CHECKS = ("your_turn", "digest", "game_over")
+    CHECKS = ("your_turn", "digest", "game_over", "invitations")
 
     time_zone = forms.ChoiceField(
         label="My time zone",
@@ -159,12 +159,16 @@ class MailPreferencesForm(CheckboxesForm):
 
     class Meta:
         model = MailPreferences
-        fields = ["your_turn", "digest", "reminders", "game_over", "time_zone", "digest_hour"]
+        fields = [
+            *("your_turn", "digest", "reminders", "game_over", "invitations"),
+            *("time_zone", "digest_hour"),
+        ]
         labels = {
             "your_turn": "Your turn: a mail for each table as it waits on me",
             "digest": "Daily digest: one mail a day listing every table waiting on me",
             "reminders": "Remind me before a deadline",
             "game_over": "Game over: a game of mine has ended or a table was called off",
+            "invitations": "Invitations: a player invites me to a table or offers me a rematch",
         }
         widgets = {"reminders": forms.RadioSelect}
 

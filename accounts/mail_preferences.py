@@ -36,6 +36,7 @@ TURNED_OFF: dict[str, Any] = {
     "digest": False,
     "reminders": MailPreferences.Reminders.NONE,
     "game_over": False,
+    "invitations": False,
 }
 
 
@@ -107,6 +108,15 @@ def unsubscribe_url(user_id: int, kind: str) -> str:
     """The https link of ``List-Unsubscribe`` (and of the mail's last line)."""
     path = reverse("unsubscribe", args=[unsubscribe_token(user_id, kind)])
     return settings.FAIRDEAL_BASE_URL + path
+
+
+def turn_off_lines(user_id: int, kind: str) -> str:
+    """A mail's last lines: its one-click unsubscribe link, and the settings."""
+    return (
+        f"To stop this kind of mail with one click: {unsubscribe_url(user_id, kind)}\n"
+        f"Or choose your mail in your settings: {settings.FAIRDEAL_BASE_URL}{reverse('settings')}"
+        " (or through the API: PATCH /api/accounts/me/)."
+    )
 
 
 def unsubscribe_target(token: str) -> tuple[Any, str]:

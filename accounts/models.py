@@ -30,7 +30,7 @@ class MailPreferences(models.Model):
         BOTH = "both", "24 hours and 1 hour before a deadline"
 
     # The kinds of mail a player may turn off, each by its own unsubscribe link.
-    KINDS = ("your_turn", "digest", "reminders", "game_over")
+    KINDS = ("your_turn", "digest", "reminders", "game_over", "invitations")
     DIGEST_HOURS = range(24)
 
     user = models.OneToOneField(
@@ -40,6 +40,8 @@ class MailPreferences(models.Model):
     digest = models.BooleanField(default=False)
     reminders = models.CharField(max_length=4, choices=Reminders.choices, default=Reminders.BOTH)
     game_over = models.BooleanField(default=True)
+    # Mail another player's request sends: an invitation to a table, a rematch offered.
+    invitations = models.BooleanField(default=True)
     # An IANA name (accounts.mail_preferences.TIME_ZONES), for the digest's hour and the
     # times written in mail.
     time_zone = models.CharField(max_length=64, default="UTC")

@@ -497,6 +497,7 @@ MAIL_KINDS = {
     "digest": "the daily digest of the tables waiting on you",
     "reminders": "reminders before your deadlines",
     "game_over": "mail when a game of yours ends or a table is called off",
+    "invitations": "invitations to tables and rematches offered to you",
 }
 
 

@@ -184,6 +184,10 @@ class MailPreferencesSerializer(StrictSerializer):
     game_over = StrictBooleanField(
         required=False, help_text="a mail when a game of mine ends or a table is called off"
     )
+    invitations = StrictBooleanField(
+        required=False,
+        help_text="a mail when a player invites me to a table or offers me a rematch",
+    )
     time_zone = serializers.ChoiceField(
         choices=time_zones(),
         required=False,

@@ -19,7 +19,8 @@ from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.models import email_verified
+from accounts.mail_preferences import turn_off_lines, unsubscribe_url
+from accounts.models import wants_mail
 from config.errors import ServiceError
 from config.mail import send_mail_to
 from games import outbox, privacy, services
@@ -31,6 +32,8 @@ logger = logging.getLogger(__name__)
 
 # The most players a host may invite by name to one table: each is a mail.
 MOST_INVITED = 20
+# The kind of mail an invitation or a rematch's offer is (MailPreferences.KINDS).
+KIND = "invitations"
 
 
 class UnknownPlayer(ServiceError):
@@ -179,8 +182,9 @@ def mail_invitation(invitation_id: int) -> int:
     """Mail one invitation, once: claimed by setting ``mailed_at`` where it is unset, given
     back if sending fails (and the outbox retries). Returns how many mails went (0 or 1).
 
-    Mail about a table one was invited to is not a kind a player turns off: it comes
-    once, at somebody's request, and the invitation may be declined.
+    Another player's request sends it, so a player may turn it off like any other
+    kind (``invitations``, with its one-click unsubscribe link); the invitation
+    stands all the same, in "my tables".
     """
     now = timezone.now()
     claimed = Invitation.objects.filter(
@@ -192,11 +196,11 @@ def mail_invitation(invitation_id: int) -> int:
         pk=invitation_id
     )
     guest, table = invitation.user, invitation.table
-    if not guest.email or not email_verified(guest) or table.status != Table.Status.OPEN:
+    if not guest.email or not wants_mail(guest, KIND) or table.status != Table.Status.OPEN:
         return 0
     subject, body = invitation_mail(invitation)
     try:
-        send_mail_to(guest.email, subject, body)
+        send_mail_to(guest.email, subject, body, unsubscribe=unsubscribe_url(guest.pk, KIND))
     except Exception as error:
         Invitation.objects.filter(pk=invitation_id).update(mailed_at=None)
         raise MailNotSent(f"the mail of invitation {invitation_id} could not be sent") from error
@@ -227,5 +231,7 @@ def invitation_mail(invitation: Invitation) -> tuple[str, str]:
             "",
             f"Take a seat or decline: {url}",
         ]
-    body = "\n".join([f"Hello {guest.get_username()},", "", *lines, ""])
+    body = "\n".join(
+        [f"Hello {guest.get_username()},", "", *lines, "", turn_off_lines(guest.pk, KIND), ""]
+    )
     return subject, body

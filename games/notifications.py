@@ -42,7 +42,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.timesince import timeuntil
 
-from accounts.mail_preferences import next_digest_at, unsubscribe_url
+from accounts.mail_preferences import next_digest_at, turn_off_lines, unsubscribe_url
 from accounts.models import EmailVerification, MailPreferences, email_verified, wants_mail
 from config.mail import send_mail_to
 from games import outbox
@@ -414,15 +414,6 @@ def _deadline_lines(seat: Seat, now: datetime, zone: ZoneInfo) -> list[str]:
     ]
 
 
-def _turn_off(user: Any, kind: str) -> str:
-    """The mail's last lines: its one-click unsubscribe link, and the settings."""
-    return (
-        f"To stop this kind of mail with one click: {unsubscribe_url(user.pk, kind)}\n"
-        f"Or choose your mail in your settings: {settings.FAIRDEAL_BASE_URL}{reverse('settings')}"
-        " (or through the API: PATCH /api/accounts/me/)."
-    )
-
-
 # The most moves a "your turn" mail tells of, since the player's own last move.
 MAIL_MOVES = 8
 
@@ -465,7 +456,7 @@ def your_turn_mail(table: Table, seat: Seat, now: datetime) -> tuple[str, str]:
             "",
             f"The table: {_table_link(table)}",
             "",
-            _turn_off(seat.user, "your_turn"),
+            turn_off_lines(seat.user.pk, "your_turn"),
         ]
     )
     return subject, body
@@ -483,7 +474,7 @@ def reminder_mail(table: Table, seat: Seat, now: datetime, lead: str) -> tuple[s
             "",
             f"The table: {_table_link(table)}",
             "",
-            _turn_off(seat.user, "reminders"),
+            turn_off_lines(seat.user.pk, "reminders"),
         ]
     )
     return subject, body
@@ -511,7 +502,7 @@ def digest_mail(
         "",
         f"This digest comes once a day at {preferences.digest_hour:02d}:00 {zone}.",
         "",
-        _turn_off(user, "digest"),
+        turn_off_lines(user.pk, "digest"),
     ]
     return subject, "\n".join(lines)
 
@@ -553,7 +544,7 @@ def game_over_mail(table: Table, seat: Seat) -> tuple[str, str]:
         f"The table: {_table_link(table)}",
         f"Check the deal yourself: {settings.FAIRDEAL_BASE_URL}/tables/{table.pk}/verify/",
         "",
-        _turn_off(seat.user, "game_over"),
+        turn_off_lines(seat.user.pk, "game_over"),
     ]
     subject = f"Game over at table {table.pk} ({_game_name(table)})"
     return subject, "\n".join(lines)
@@ -578,7 +569,7 @@ def cancelled_mail(table: Table, seat: Seat) -> tuple[str, str]:
             "",
             f"Open tables to join: {settings.FAIRDEAL_BASE_URL}{reverse('lobby')}",
             "",
-            _turn_off(seat.user, "game_over"),
+            turn_off_lines(seat.user.pk, "game_over"),
         ]
     )
     return subject, body

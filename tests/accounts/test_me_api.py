@@ -11,12 +11,14 @@ from accounts.models import MailPreferences, Profile
 from tests.factories import assert_error, body, client_for, make_users
 
 ME = "/api/accounts/me/"
-# What a player gets until they choose: a mail each turn, both reminders, game over.
+# What a player gets until they choose: a mail each turn, both reminders, game over,
+# invitations.
 EVERYTHING_ON = {
     "your_turn": True,
     "digest": False,
     "reminders": "both",
     "game_over": True,
+    "invitations": True,
     "time_zone": "UTC",
     "digest_hour": 8,
 }

@@ -9,12 +9,15 @@ deals when every player has accepted, and lapses otherwise.
 from __future__ import annotations
 
 from datetime import timedelta
+from email import message_from_bytes
 from typing import Any
 
 import pytest
 from django.conf import settings
+from django.core import signing
 from django.utils import timezone
 
+from accounts.mail_preferences import UNSUBSCRIBE_SALT, mail_preferences_update
 from games import outbox, services
 from games.models import Invitation, Table
 from tests.factories import (
@@ -425,3 +428,30 @@ def test_players_offering_at_once_make_one_rematch_that_deals() -> None:
     (rematch,) = Table.objects.filter(rematch_of=old)
     assert {result.pk for result in results} == {rematch.pk}
     assert rematch.status == Table.Status.PLAYING
+
+
+def test_an_invitation_mail_carries_its_one_click_unsubscribe_and_a_player_may_turn_it_off(
+    mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    """Another player's request sends it: a kind of mail like the others (RFC 8058)."""
+    alice, bob, carol = make_users("alice", "bob", "carol")
+    table, _ = private_table(alice)
+    mail_preferences_update(user=carol, changes={"invitations": False})
+    host = client_for(alice)
+
+    with then_drained(django_capture_on_commit_callbacks):
+        for name in ("bob", "carol"):
+            response = host.post(
+                table_url(table.pk, "invitations"), {"username": name}, format="json"
+            )
+            assert response.status_code == 201
+
+    (mail,) = mailoutbox  # carol turned invitations off: the invitation stands, unmailed
+    assert mail.to == ["bob@example.com"]
+    headers = message_from_bytes(mail.message().as_bytes())
+    link = "".join(headers["List-Unsubscribe"].split())[1:-1]
+    assert headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert link in mail.body
+    token = link.rstrip("/").rsplit("/", 1)[1]
+    assert signing.loads(token, salt=UNSUBSCRIBE_SALT) == {"user": bob.pk, "kind": "invitations"}
+    assert Invitation.objects.filter(table=table, user=carol, declined_at=None).exists()

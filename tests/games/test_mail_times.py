@@ -325,7 +325,10 @@ def one_click(token: str) -> Any:
 
 @pytest.mark.parametrize(
     ("kind", "off"),
-    [("your_turn", False), ("digest", False), ("reminders", "none"), ("game_over", False)],
+    [
+        *(("your_turn", False), ("digest", False), ("reminders", "none")),
+        *(("game_over", False), ("invitations", False)),
+    ],
 )
 def test_a_one_click_post_turns_that_kind_off_at_once_and_nothing_else(kind: str, off: Any) -> None:
     (alice,) = make_users("alice")
@@ -398,7 +401,12 @@ def test_the_api_takes_every_mail_preference(players: list[Any]) -> None:
 
     response = client.patch(
         ME,
-        {"mail": {"reminders": "1h", "digest": True, "time_zone": "Asia/Tokyo", "digest_hour": 7}},
+        {
+            "mail": {
+                **{"reminders": "1h", "digest": True, "invitations": False},
+                **{"time_zone": "Asia/Tokyo", "digest_hour": 7},
+            }
+        },
         format="json",
     )
 
@@ -408,6 +416,7 @@ def test_the_api_takes_every_mail_preference(players: list[Any]) -> None:
         "digest": True,
         "reminders": "1h",
         "game_over": True,
+        "invitations": False,
         "time_zone": "Asia/Tokyo",
         "digest_hour": 7,
     }

@@ -757,6 +757,7 @@ def test_saving_mail_settings_turns_off_what_is_unchecked(alice: Any) -> None:
         "digest": True,
         "reminders": "1h",
         "game_over": True,
+        "invitations": False,
         "time_zone": "Pacific/Auckland",
         "digest_hour": 7,
     }
@@ -780,6 +781,7 @@ def test_mail_settings_ignore_fields_they_do_not_know(alice: Any) -> None:
         "digest": True,
         "reminders": "both",
         "game_over": False,
+        "invitations": False,
         "time_zone": "UTC",
         "digest_hour": 8,
     }
