@@ -46,7 +46,6 @@ database, which must be migrated alike), to measure a version before a change.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -57,14 +56,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/fairdeal_bench")
-os.environ.setdefault("CELERY_BROKER_URL", "memory://")
-os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "false")
-os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend")
-os.environ.setdefault("LOG_LEVEL", "WARNING")
+from bench.database import IN_PROCESS, bench_environment, fresh_database  # noqa: E402
 
-from bench.database import fresh_database  # noqa: E402
+bench_environment("fairdeal_bench", **IN_PROCESS)
 
 INDEX = "table_playing_deadline"
 BATCH = 2000
