@@ -17,6 +17,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Profile
@@ -723,35 +724,13 @@ EXPIRE_BATCH = 200  # tables expired per transaction
 
 
 def expire_open_tables(*, now: datetime | None = None, batch: int = EXPIRE_BATCH) -> list[int]:
-    """Cancel every table that has waited for players longer than the lobby allows.
-
-    Rows a join (or another expiry) holds are skipped, not waited for; the
-    update only touches tables still open, so two runs at once expire each
-    table once. A table skipped here is found by the next run. Returns the
-    ids of the tables expired here.
-    """
+    """Cancel every table that has waited for players longer than the lobby allows, and
+    every rematch not accepted in time (:func:`lapse_rematches`). Returns the ids of the
+    tables expired here."""
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=settings.FAIRDEAL_OPEN_TABLE_SECONDS)
-    expired: list[int] = lapse_rematches(now=now, batch=batch)
-    while True:
-        with transaction.atomic():
-            hosts = dict(
-                Table.objects.select_for_update(skip_locked=True)
-                .filter(status=Table.Status.OPEN, created_at__lte=cutoff)
-                .order_by("created_at", "id")
-                .values_list("pk", "created_by_id")[:batch]
-            )
-            due = list(hosts)
-            Table.objects.filter(pk__in=due, status=Table.Status.OPEN).update(
-                status=Table.Status.CANCELLED, end_reason=EXPIRED, cancelled_at=now
-            )
-            OutboxItem.objects.bulk_create(
-                outbox.item(notifications.NOTIFY, account=host, table_id=pk)
-                for pk, host in hosts.items()
-            )
-        expired.extend(due)
-        if len(due) < batch:
-            return expired
+    lapsed = lapse_rematches(now=now, batch=batch)
+    return lapsed + _expire(Q(created_at__lte=cutoff), ("created_at", "id"), now, batch)
 
 
 def lapse_rematches(*, now: datetime | None = None, batch: int = EXPIRE_BATCH) -> list[int]:
@@ -761,16 +740,27 @@ def lapse_rematches(*, now: datetime | None = None, batch: int = EXPIRE_BATCH) -
     players are mailed that it will not be played, "my tables" shows it as it is, and
     the offerer's place under the cap on open tables comes back. The partial index
     ``table_rematch_due`` holds only the rematches waiting, so a run reads the due
-    ones and nothing else. Locked rows (an acceptance) are skipped, as in the expiry.
+    ones and nothing else.
     """
     now = now or timezone.now()
-    lapsed: list[int] = []
+    return _expire(Q(rematch_until__lte=now), ("rematch_until", "id"), now, batch)
+
+
+def _expire(due: Q, order: tuple[str, ...], now: datetime, batch: int) -> list[int]:
+    """Cancel, as expired, the open tables ``due`` picks, in ``order``, a batch per
+    transaction, and mail their players; returns their ids.
+
+    Rows a join (or another expiry) holds are skipped, not waited for; the
+    update only touches tables still open, so two runs at once expire each
+    table once. A table skipped here is found by the next run.
+    """
+    expired: list[int] = []
     while True:
         with transaction.atomic():
             hosts = dict(
                 Table.objects.select_for_update(skip_locked=True)
-                .filter(status=Table.Status.OPEN, rematch_until__lte=now)
-                .order_by("rematch_until", "id")
+                .filter(due, status=Table.Status.OPEN)
+                .order_by(*order)
                 .values_list("pk", "created_by_id")[:batch]
             )
             Table.objects.filter(pk__in=list(hosts), status=Table.Status.OPEN).update(
@@ -780,9 +770,9 @@ def lapse_rematches(*, now: datetime | None = None, batch: int = EXPIRE_BATCH) -
                 outbox.item(notifications.NOTIFY, account=host, table_id=pk)
                 for pk, host in hosts.items()
             )
-        lapsed.extend(hosts)
+        expired.extend(hosts)
         if len(hosts) < batch:
-            return lapsed
+            return expired
 
 
 FILL_BATCH = 50  # tables filled with bots per transaction: each is a deal
