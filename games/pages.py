@@ -444,8 +444,9 @@ def table_again(request: HttpRequest, table_id: int) -> HttpResponse:
         others = Seat.objects.filter(table=table, user__isnull=False, joined_at__isnull=True)
         waiting = len(others)
         state = (
-            f"is offered: the cards are dealt when the other {waiting} player"
-            f"{' has' if waiting == 1 else 's have'} accepted"
+            "is offered: the cards are dealt when "
+            + ("the other player has" if waiting == 1 else f"the other {waiting} players have")
+            + " accepted"
         )
     else:
         state = "has started"

@@ -229,6 +229,10 @@ def _placings(
 
 def _turn_sentence(view: Mapping[str, Any], you: int | None, names: Callable[[int], str]) -> str:
     status = view["status"]
+    awaiting = (view.get("rematch") or {}).get("awaiting") or []
+    if status == Table.Status.OPEN and awaiting:  # seats kept for players, not free
+        who = ", ".join(names(seat) for seat in awaiting)
+        return f"Waiting for {who} to accept the rematch."
     if status == Table.Status.OPEN:
         free = sum(1 for seat in view["seats"] if not seat["player"] and not seat["bot"])
         return f"Waiting for players: {free} of {view['seat_count']} seats free."

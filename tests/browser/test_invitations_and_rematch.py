@@ -26,7 +26,7 @@ NO_TABLE = "There is no such table."
 
 
 def test_a_private_table_is_joined_by_its_link_and_hidden_from_strangers(
-    browser: Any, site: str, log_in: Any, serious_violations: Any
+    browser: Any, site: str, log_in: Any, serious_violations: Any, shot: Any
 ) -> None:
     ann, cat, dan = make_users("ann", "cat", "dan")
     host = browser.new_context().new_page()
@@ -41,6 +41,7 @@ def test_a_private_table_is_joined_by_its_link_and_hidden_from_strangers(
     expect(link).to_have_value(re.compile(rf"/tables/{table.pk}/invite/[A-Za-z0-9_-]{{43}}/$"))
     url = link.input_value()
     assert serious_violations(host) == []
+    shot(host, "private-table-host-desktop")
 
     # A stranger: not in the lobby, the table and a forged link are no table at all.
     stranger = browser.new_context().new_page()
@@ -100,7 +101,7 @@ def test_a_private_table_is_joined_by_its_link_and_hidden_from_strangers(
 
 
 def test_play_again_offers_a_rematch_that_deals_when_the_other_accepts(
-    browser: Any, site: str, log_in: Any, serious_violations: Any
+    browser: Any, site: str, log_in: Any, serious_violations: Any, shot: Any
 ) -> None:
     ann, ben, dan = make_users("ann", "ben", "dan")
     old = finished_table(ann, ben)
@@ -113,7 +114,9 @@ def test_play_again_offers_a_rematch_that_deals_when_the_other_accepts(
     expect(offerer).to_have_url(f"{site}/tables/{new.pk}/")
     expect(offerer.locator("#waiting-heading")).to_contain_text(f"A rematch of table {old.pk}")
     expect(offerer.locator(".waiting")).to_contain_text("Waiting for ben")
+    expect(offerer.locator("#board-heading")).to_have_text("Waiting for ben to accept the rematch.")
     assert serious_violations(offerer) == []
+    shot(offerer, "rematch-offered-desktop")
 
     # A stranger sees no button to accept it, and a forged acceptance takes no seat.
     stranger = browser.new_context().new_page()

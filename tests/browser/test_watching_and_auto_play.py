@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 
 
 def test_a_stranger_watches_a_game_live_signed_out_and_signed_in(
-    browser: Any, site: str, log_in: Any, quick_polls: None, serious_violations: Any
+    browser: Any, site: str, log_in: Any, quick_polls: None, serious_violations: Any, shot: Any
 ) -> None:
     ann, ben, eve = make_users("ann", "ben", "eve")
     table = started_table(ann, ben)
@@ -50,11 +50,12 @@ def test_a_stranger_watches_a_game_live_signed_out_and_signed_in(
         table.refresh_from_db()
         expect(page.locator(f".log-entries li[data-seq='{table.version}']")).to_have_count(1)
         expect(page.locator(".your-hand")).to_have_count(0)
+        shot(page, f"watching-{'signed-in' if signed_in else 'signed-out'}-phone")
         page.context.close()
 
 
 def test_the_archive_lists_filters_and_leads_to_the_replay(
-    browser: Any, site: str, serious_violations: Any
+    browser: Any, site: str, serious_violations: Any, shot: Any
 ) -> None:
     ann, ben, cat = make_users("ann", "ben", "cat")
     theirs = finished_table(ann, ben, rated=False)
@@ -66,6 +67,7 @@ def test_the_archive_lists_filters_and_leads_to_the_replay(
     expect(page.locator(f"#game-{theirs.pk}")).to_be_visible()
     expect(page.locator(f"#game-{others.pk}")).to_be_visible()
     assert serious_violations(page) == []
+    shot(page, "archive-phone")
 
     page.get_by_label("Player").fill("ANN")
     page.get_by_role("button", name="Show games").click()

@@ -257,7 +257,7 @@ def test_play_again_at_a_table_of_people_offers_them_a_rematch_rated_as_before()
         ("bob", False),
     ]
     assert (
-        "is offered: the cards are dealt when the other 1 player has accepted" in said(response)[0]
+        "is offered: the cards are dealt when the other player has accepted" in said(response)[0]
     )
 
 
