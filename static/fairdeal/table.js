@@ -58,6 +58,31 @@
     if (live && text) live.textContent = text;
   }
 
+  // The tables waiting on the player, as the board now counts them: in the tab's title
+  // and the menu's badge, as base.html shows them when a page loads.
+  function showWaiting() {
+    var count = Number(attribute("data-waiting")) || 0;
+    document.title = (count ? "(" + count + ") " : "") + document.title.replace(/^\(\d+\) /, "");
+    var link = document.getElementById("nav-my-tables");
+    if (!link) return;
+    var badge = link.querySelector(".badge");
+    if (!count) {
+      if (badge) badge.remove();
+      return;
+    }
+    if (!badge) {
+      badge = document.createElement("span");
+      badge.className = "badge";
+      badge.title = "tables waiting on you";
+      link.append(" ", badge);
+    }
+    badge.textContent = count;
+    var hidden = document.createElement("span");
+    hidden.className = "visually-hidden";
+    hidden.textContent = " waiting on you";
+    badge.append(hidden);
+  }
+
   // -- the moves, and what is clicked to make them ------------------------------------
 
   function moves() {
@@ -315,6 +340,7 @@
     mark();
     restoreFocus(was);
     window.scrollTo(x, y);
+    showWaiting();
     if (window.fairdealTime) window.fairdealTime.refresh();
     var arrived = newer(before);
     var now = (document.getElementById("board-heading") || {}).textContent || "";

@@ -21,6 +21,7 @@ from playwright.sync_api import expect
 
 import games.tasks  # noqa: F401 (the outbox's drain registered: a wake-up runs it at once)
 from bench.clicks import mostly_cards
+from games import services
 from games.catalogue import GAMES
 from games.models import Table
 from tests.browser.conftest import DESKTOP, PHONE, TablePage, open_move_list
@@ -218,4 +219,53 @@ def test_with_scripts_off_a_move_goes_through_the_form(
     table.refresh_from_db()
     assert table.version == 1
     assert words.split()[0] in ("Play", "Draw")
+    assert errors == []
+
+
+def waiting_shown(page: Any) -> tuple[str, str]:
+    """The tab title's count of tables waiting on the player, and the menu's badge."""
+    title = str(page.evaluate("() => document.title"))
+    count = re.match(r"^\((\d+)\) ", title)
+    badge = page.locator("#nav-my-tables .badge")
+    words = " ".join(str(badge.text_content()).split()) if badge.count() else ""
+    return (count.group(1) if count else "", words)
+
+
+@pytest.mark.usefixtures("quick_polls")
+def test_the_tab_title_counts_the_tables_waiting_as_moves_arrive(
+    browser: Any, site: str, log_in: Any, server_errors: Any
+) -> None:
+    # The tab's title and the menu's badge count the tables waiting on the player; a move
+    # made by script, or one that arrives by polling, changes that count with no page load.
+    ann, ben = make_users("ann", "ben")
+    table = started_table(ann, ben, seed=b"the tab title")
+    (seat,) = table.to_act
+    mover, other = (ann, ben) if table.seats.get(number=seat).user == ann else (ben, ann)
+    page = browser.new_context(viewport=DESKTOP).new_page()
+    errors = server_errors(page)
+    log_in(page, mover.username)
+    page.goto(f"{site}/tables/{table.pk}/")
+    page.evaluate("() => { window.sameDocument = true; }")
+    assert waiting_shown(page) == ("1", "1 waiting on you")
+
+    def expected() -> tuple[str, str]:
+        table.refresh_from_db()
+        waiting = Table.objects.filter(status="playing", seats__user=mover).count()
+        owed = seat in table.to_act and waiting
+        return ("1", "1 waiting on you") if owed else ("", "")
+
+    TablePage(page).click(0)
+    table.refresh_from_db()
+    assert waiting_shown(page) == expected()
+    # The other player's moves arrive by polling, until the turn is the mover's again.
+    while seat not in table.to_act and table.status == "playing":
+        (owing,) = table.to_act
+        assert table.seats.get(number=owing).user == other
+        action = services.load_state(table).legal_actions(owing)[0]
+        services.move_apply(table_id=table.pk, user=other, version=table.version, action=action)
+        table.refresh_from_db()
+    TablePage(page).at_version(table.version)
+    page.wait_for_function("() => document.title.startsWith('(1) ')", timeout=10_000)
+    assert waiting_shown(page) == expected() == ("1", "1 waiting on you")
+    assert page.evaluate("() => window.sameDocument") is True
     assert errors == []
