@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import Any
 
 import rfc8785
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
     Ed25519PublicKey,
 )
+
+from fairplay import ed25519
 
 ALGORITHM = "Ed25519"
 KEY_ID_LENGTH = 16  # hex characters
@@ -154,6 +155,16 @@ def sign(record: dict[str, Any], private_key: Ed25519PrivateKey) -> dict[str, An
 # -- checking ------------------------------------------------------------------
 
 
+def ed25519_valid(public_key: bytes, signature: bytes, message: bytes) -> bool:
+    """Whether ``signature`` is the raw 32-byte ``public_key``'s Ed25519 signature of
+    ``message``: the one signature check, wherever one is checked (records, checkpoints).
+
+    Pure Python (:mod:`fairplay.ed25519`, RFC 8032 section 5.1.7, strict as OpenSSL), so
+    that the stand-alone verifier runs where ``cryptography`` cannot, in a browser too.
+    """
+    return ed25519.verify(public_key, signature, message)
+
+
 def check_signature(
     envelope: dict[str, Any], pinned_public_key: Ed25519PublicKey | None = None
 ) -> str:
@@ -194,15 +205,15 @@ def check_signature(
             f"the signature value is {len(value)} bytes; an Ed25519 signature is {SIGNATURE_BYTES}"
         )
     record = envelope.get("record")
-    try:
-        Ed25519PublicKey.from_public_bytes(raw_key).verify(value, canonical(record))
-    except InvalidSignature:
+    if not ed25519.valid_public_key(raw_key):
+        raise VerificationError(
+            "the signature's public key is not usable: it is not a point of the Ed25519 curve"
+        )
+    if not ed25519_valid(raw_key, value, canonical(record)):
         raise VerificationError(
             f"the signature does not match the record: the record was changed after "
             f"key {kid} signed it, or that key did not sign it"
-        ) from None
-    except ValueError as exc:  # a 32-byte string that is not a point on the curve
-        raise VerificationError(f"the signature's public key is not usable: {exc}") from None
+        )
     if isinstance(record, dict) and record.get("key_id") != kid:
         raise VerificationError(
             f"the record names key {record.get('key_id')!r} but is signed by key {kid}"
