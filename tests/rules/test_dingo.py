@@ -815,6 +815,35 @@ def test_the_deal_passes_to_the_left_and_a_match_of_deals_carries_the_totals() -
     assert state.scoring == [[], [], [], []] and state.rabbits == list(RABBITS)
 
 
+def test_the_totals_of_hunted_ace_rabbit_and_hand_over_are_the_matchs_from_deal_to_deal() -> None:
+    # docs/fairplay.md 16.11: the events' totals are the match's running totals; a deal's
+    # own are hand_over's scores and piles.
+    state, chance, events = hunt_table([["AH", "KC"], ["KH"], [], []], deals=2)
+    events += no_answers_until_over(state, chance)
+    (first,) = public(events, "hand_over")
+    assert first["scores"] == first["totals"] == [-6, -2, 0, 0]  # AH and AD; KH
+    before = list(first["totals"])
+    events = []
+    while not public(events, "hunted"):  # deal 2, each seat's first legal action
+        (seat,) = state.to_act
+        events += act(state, chance, seat, state.legal_actions(seat)[0])
+    hunted = public(events, "hunted")[0]
+    moved = [
+        pile_score(scoring, penalty)
+        for scoring, penalty in zip(hunted["scoring"], hunted["penalty"], strict=True)
+    ]
+    assert hunted["totals"] == [b + m for b, m in zip(before, moved, strict=True)]
+    while not state.is_over:
+        (seat,) = state.to_act
+        events += act(state, chance, seat, state.legal_actions(seat)[0])
+    (second,) = public(events, "hand_over")
+    assert second["totals"] == [b + s for b, s in zip(before, second["scores"], strict=True)]
+    assert second["scores"] == [
+        pile_score(scoring, penalty)
+        for scoring, penalty in zip(second["scoring"], second["penalty"], strict=True)
+    ]
+
+
 def test_a_match_to_a_target_ends_after_the_deal_in_which_a_total_reaches_it() -> None:
     # Nobody reaches 3: the next deal is dealt.
     state, chance, _ = hunt_table([["AC", "AS", "AD"], ["AH"], [], []], deals=5, target=3)

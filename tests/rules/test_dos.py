@@ -655,6 +655,20 @@ def test_down_to_two_without_calling_any_other_player_may_catch_and_you_draw_two
     refused(state, 1, catch(0), "nobody may be caught now")
 
 
+def test_a_catch_that_finds_deck_and_discard_pile_empty_draws_nothing_and_keeps_no_debt() -> None:
+    # docs/fairplay.md 16.12: nothing to take, no draw event, and nothing owed later.
+    state, chance = arrange([["B7", "G1", "Y3"], ["R1", "R3"], ["R4"]], ["R7", "G8"])
+    act(state, chance, 0, match("R7", "B7"))
+    act(state, chance, 0, END)
+    assert state.due == [0]
+    state.hands[2] += state.deck + state.discards  # every other card in seat 2's hand
+    state.deck, state.discards = [], []
+    events = act(state, chance, 2, catch(0))
+    assert kinds(events) == ["catch"] and state.hands[0] == ["G1", "Y3"]
+    assert state.penalty == 0 and state.due == []
+    assert DRAW not in state.legal_actions(1)  # nothing to draw: match or place at once
+
+
 def test_the_player_may_still_call_dos_late_out_of_turn_before_anybody_catches() -> None:
     state, chance = arrange([["B7", "G1", "Y3"], ["R1", "R3"]], ["R7", "G8"])
     act(state, chance, 0, match("R7", "B7"))
