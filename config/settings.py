@@ -22,6 +22,8 @@ from django.core.checks.security.base import (
 )
 from django.core.exceptions import ImproperlyConfigured
 
+from fairplay.keys import signing_key_problem
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -168,12 +170,9 @@ def is_local_host(host: str | None) -> bool:
 
 if PRODUCTION:
     problems = []
-    if not FAIRDEAL_SIGNING_KEY and not (
-        FAIRDEAL_SIGNING_KEY_FILE and Path(FAIRDEAL_SIGNING_KEY_FILE).is_file()
-    ):
-        problems.append(
-            "FAIRDEAL_SIGNING_KEY or FAIRDEAL_SIGNING_KEY_FILE must give the record signing key"
-        )
+    # A readable Ed25519 private key, or no start: a bad one would fail at the first record.
+    if key_problem := signing_key_problem(FAIRDEAL_SIGNING_KEY, FAIRDEAL_SIGNING_KEY_FILE):
+        problems.append(key_problem)
     # Django's own deploy check (security.W009) would only warn; production refuses.
     if (
         SECRET_KEY == DEVELOPMENT_SECRET_KEY

@@ -32,6 +32,37 @@ def _development_key(path: Path) -> bytes:
     return path.read_bytes()
 
 
+def signing_key_problem(text: str, file: str) -> str | None:
+    """What is wrong with the configured signing key (``FAIRDEAL_SIGNING_KEY`` PEM ``text``,
+    else the PEM file named ``file``), in words; None if it is a readable Ed25519 private
+    key. Production's settings refuse to start on a problem (``config/settings.py``)."""
+    if text:
+        pem, where = text.encode(), "FAIRDEAL_SIGNING_KEY"
+    elif file:
+        where = f"FAIRDEAL_SIGNING_KEY_FILE ({file})"
+        try:
+            pem = Path(file).read_bytes()
+        except FileNotFoundError:
+            return f"{where} names no file"
+        except OSError as exc:
+            return f"{where} cannot be read: {exc.strerror or exc}"
+    else:
+        return "FAIRDEAL_SIGNING_KEY or FAIRDEAL_SIGNING_KEY_FILE must give the record signing key"
+    if not pem.strip():
+        return f"{where} is empty: it must hold an Ed25519 private key (PEM)"
+    try:
+        private_key_from_pem(pem)
+    except (ValueError, TypeError) as exc:
+        reason = str(exc) or type(exc).__name__
+        if reason.startswith("Unable to load PEM"):  # cryptography's words for any non-key
+            reason = "it holds no PEM private key"
+        return (
+            f"{where} is not a readable Ed25519 private key (unencrypted PEM, PKCS#8: "
+            f"openssl genpkey -algorithm ed25519): {reason}"
+        )
+    return None
+
+
 @cache
 def signing_key() -> Ed25519PrivateKey:
     if settings.FAIRDEAL_SIGNING_KEY:

@@ -24,6 +24,9 @@ RECORD_FORMAT = "fairdeal-record/1"
 # Format 2 carries the time control: each seat's reserve of time and holds (holidays),
 # and every step's exact instant, so that a verifier can judge every timeout.
 TIMED_FORMAT = "fairdeal-record/2"
+# Format 3 is format 2 signed once, when the game ends, and stored: it says when it was
+# signed (``signed_at``), the instant a key list judges its key at (fairplay.keyring).
+SIGNED_FORMAT = "fairdeal-record/3"
 
 RECORD_FIELDS = (
     "format",
@@ -49,6 +52,7 @@ RECORD_FIELDS = (
     "key_id",
 )
 TIMED_FIELDS = (*RECORD_FIELDS, "reserve_seconds", "holds")
+SIGNED_FIELDS = (*TIMED_FIELDS, "signed_at")
 HOLD_FIELDS = ("seat", "from", "until")
 LOG_FIELDS = ("seq", "kind", "seat", "action", "version", "at", "events")
 START, ACTION, FORFEIT = "start", "action", "forfeit"
@@ -115,6 +119,7 @@ def build_record(
     finished_at: str,
     key_id: str,
     timed: tuple[int, Sequence[Mapping[str, Any]]] | None = None,
+    signed_at: str | None = None,
 ) -> dict[str, Any]:
     """The record of a finished match, ready to sign.
 
@@ -126,13 +131,18 @@ def build_record(
 
     ``timed`` is ``(reserve_seconds, holds)`` for a format 2 record (every ``at``
     then an exact instant, :func:`fairplay.clock.instant`), each hold
-    ``{"seat", "from", "until"}``; None makes a format 1 record.
+    ``{"seat", "from", "until"}``; None makes a format 1 record. ``signed_at``, an
+    instant, makes a timed record format 3: signed at that instant.
     """
+    if signed_at is not None and timed is None:
+        raise ValueError("only a timed record (format 2) says when it was signed (format 3)")
     if not isinstance(server_seed, bytes) or len(server_seed) != SEED_BYTES:
         raise ValueError(f"a server seed is {SEED_BYTES} bytes")
     entropies = [entropy for _, entropy, _ in contributions]
     record: dict[str, Any] = {
-        "format": RECORD_FORMAT if timed is None else TIMED_FORMAT,
+        "format": (
+            RECORD_FORMAT if timed is None else TIMED_FORMAT if signed_at is None else SIGNED_FORMAT
+        ),
         "derivation": DERIVATION_VERSION,
         "table": table,
         "game": game,
@@ -167,4 +177,6 @@ def build_record(
             {"seat": hold["seat"], "from": hold["from"], "until": hold["until"]}
             for hold in sorted(holds, key=lambda hold: (hold["seat"], hold["from"]))
         ]
+    if signed_at is not None:
+        record["signed_at"] = signed_at
     return record

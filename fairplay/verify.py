@@ -1,14 +1,17 @@
 """Check a signed Fairdeal record on your own machine: no Django, no database, no network.
 
-    python -m fairplay.verify RECORD.json [--key PUBLIC_KEY]
+    python -m fairplay.verify RECORD.json [--keys KEY_LIST | --key PUBLIC_KEY]
 
 ``RECORD.json`` is the envelope ``GET /api/tables/{id}/record/`` answers (``-``
 reads standard input): UTF-8 JSON, which may start with one UTF-8 byte-order
 mark (it is skipped; any other is refused). ``PUBLIC_KEY`` is 64 hex
 characters (the raw Ed25519 key, either case) or the path of a file holding
 the key as PEM, as hex, or as the JSON document ``GET /api/fairplay/key/``
-answers, saved as it is. Without ``--key`` the key inside the record is used,
-which proves the record intact but not who signed it.
+answers, saved as it is. ``KEY_LIST`` is the file of ``GET /api/fairplay/keys/``,
+saved as it is: every key that ever signed, and when (:mod:`fairplay.keyring`); the
+record must be signed by one of them within its period. Without ``--key`` or
+``--keys`` the key inside the record is used, which proves the record intact but
+not who signed it.
 
 The checks run in the order ``docs/fairplay.md`` specifies, and the first that
 fails is reported in words:
@@ -20,7 +23,8 @@ fails is reported in words:
    2^53 - 1 (a fraction, or a whole number beyond, fails: exit 1);
 3. the Ed25519 signature over the record's RFC 8785 canonical JSON;
 4. the record's fields and their types (hex in lowercase: upper-case hex in
-   a record fails);
+   a record fails); with ``--keys``, its key is listed (else no verdict: exit
+   2) and was valid when the record says it was signed (else it fails);
 5. the commitment is SHA-256 of the server seed; each receipt is SHA-256 of
    its contribution; the game seed is derived from the server seed and every
    contribution, in order;
@@ -60,7 +64,7 @@ from typing import Any, NoReturn
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from fairplay import clock
+from fairplay import clock, keyring
 from fairplay.record import (
     ACTION,
     FORFEIT,
@@ -68,6 +72,8 @@ from fairplay.record import (
     LOG_FIELDS,
     RECORD_FIELDS,
     RECORD_FORMAT,
+    SIGNED_FIELDS,
+    SIGNED_FORMAT,
     START,
     TIMED_FIELDS,
     TIMED_FORMAT,
@@ -94,7 +100,9 @@ from games.rules.chance import DERIVATION_VERSION, SEED_BYTES, game_seed
 from games.rules.replay import Act, Entry, Forfeit, replay
 from games.rules.words import quote
 
-KNOWN_FORMATS = (RECORD_FORMAT, TIMED_FORMAT)
+KNOWN_FORMATS = (RECORD_FORMAT, TIMED_FORMAT, SIGNED_FORMAT)
+# The formats with the time control (format 3 is format 2 and when it was signed).
+TIMED_FORMATS = (TIMED_FORMAT, SIGNED_FORMAT)
 KNOWN_DERIVATIONS = (DERIVATION_VERSION,)
 
 _HEX = re.compile(r"(?:[0-9a-f]{2})*")
@@ -126,6 +134,7 @@ class Summary:
     forfeit: dict[str, Any] | None
     key_id: str
     pinned: bool
+    listed: bool = False  # its key judged by a key list (--keys)
 
     def line(self) -> str:
         parts = [
@@ -138,7 +147,13 @@ class Summary:
         if self.forfeit is not None:
             verb = "resigned" if self.forfeit["reason"] == RESIGNED else "timed out"
             parts.append(f"seat {self.forfeit['seat']} {verb}")
-        pinned = "pinned" if self.pinned else "not pinned: pass --key to check who signed it"
+        pinned = (
+            "in the key list, within its period"
+            if self.listed
+            else "pinned"
+            if self.pinned
+            else "not pinned: pass --keys or --key to check who signed it"
+        )
         parts.append(f"signed by key {self.key_id} ({pinned})")
         return ", ".join(parts)
 
@@ -150,23 +165,32 @@ def _count(n: int, noun: str) -> str:
 # -- the checks, in order ------------------------------------------------------
 
 
-def verify(envelope: Any, public_key: Ed25519PublicKey | None = None) -> Summary:
+def verify(
+    envelope: Any,
+    public_key: Ed25519PublicKey | None = None,
+    keys: keyring.KeyList | None = None,
+) -> Summary:
     """Check a signed record; raise :class:`VerificationError` at the first discrepancy.
 
     :class:`CannotJudge` (a subclass) means the record could not be judged at
-    all. With ``public_key`` the record must be signed by that key.
+    all. With ``public_key`` the record must be signed by that key; with ``keys``
+    (the key list) by a listed key, within the period it signed and before any
+    revocation of it (:func:`fairplay.keyring.key_valid_at`).
     """
     record = _check_envelope(envelope)
     ruleset = _check_versions(record)
     _check_numbers(record, "")
     kid = check_signature(envelope, public_key)
     _check_fields(record, ruleset)
+    if keys is not None:  # the signature's key is 64 lowercase hex: check_signature saw to it
+        signer = bytes.fromhex(envelope["signature"]["public_key"])
+        keyring.key_valid_at(keys, signer, keyring.signing_instant(record))
     server_seed = _check_commitment(record)
     entropies = _check_receipts(record)
     seed = _check_game_seed(record, server_seed, entropies)
     state, actions, chance_events, steps = _replay(record, ruleset, seed)
     _check_result(record, state)
-    if record["format"] == TIMED_FORMAT:
+    if record["format"] in TIMED_FORMATS:
         _check_clock(record, steps)
     assert state.result is not None
     result = state.result
@@ -180,7 +204,8 @@ def verify(envelope: Any, public_key: Ed25519PublicKey | None = None) -> Summary
         places=list(result["places"]),
         forfeit=None if result.get("reason") not in FORFEIT_REASONS else result,
         key_id=kid,
-        pinned=public_key is not None,
+        pinned=public_key is not None or keys is not None,
+        listed=keys is not None,
     )
 
 
@@ -232,7 +257,9 @@ def _check_versions(record: dict[str, Any]) -> Ruleset:
 
 def _check_fields(record: dict[str, Any], ruleset: Ruleset) -> None:
     """Every field present, of its type, and nothing else; no fractional numbers."""
-    fields = TIMED_FIELDS if record["format"] == TIMED_FORMAT else RECORD_FIELDS
+    fields = {TIMED_FORMAT: TIMED_FIELDS, SIGNED_FORMAT: SIGNED_FIELDS}.get(
+        record["format"], RECORD_FIELDS
+    )
     missing = [name for name in fields if name not in record]
     if missing:
         raise VerificationError(f"the record has no field {missing[0]}")
@@ -312,8 +339,10 @@ def _check_fields(record: dict[str, Any], ruleset: Ruleset) -> None:
                 "contribution from one seat; contributions are mixed in seat order, one a seat"
             )
         previous = seat
-    if record["format"] == TIMED_FORMAT:
+    if record["format"] in TIMED_FORMATS:
         _check_time_control(record)
+    if record["format"] == SIGNED_FORMAT:
+        clock.micros(record["signed_at"], "the record's signed_at")
 
 
 def _check_time_control(record: dict[str, Any]) -> None:
@@ -818,11 +847,19 @@ def main(argv: list[str] | None = None) -> int:
         help="the public key the record must be signed by: 64 hex characters, or a file "
         "holding PEM, hex, or the JSON that GET /api/fairplay/key/ answers",
     )
+    parser.add_argument(
+        "--keys",
+        help="the key list, a file holding the JSON that GET /api/fairplay/keys/ answers: "
+        "the record must be signed by a listed key, within the period it signed",
+    )
     args = parser.parse_args(argv)
+    if args.key is not None and args.keys is not None:
+        parser.error("give --key (one key) or --keys (the key list), not both")
     try:
         envelope = load_envelope(args.record)
         public_key = load_public_key(args.key) if args.key is not None else None
-        summary = verify(envelope, public_key)
+        keys = keyring.load_key_list(args.keys) if args.keys is not None else None
+        summary = verify(envelope, public_key, keys)
     except VerificationError as exc:  # FAILED (1), or CANNOT JUDGE (2) for CannotJudge
         print(f"{exc.word}: {exc.message}", file=sys.stderr)
         return exc.exit_code

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -11,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.schema import refusals
+from fairplay.key_list import KeyNotInForce, key_in_force, key_list_document
 from fairplay.keys import public_key_document
 from fairplay.publishing import public_record, signed_record
 from games import services
@@ -96,5 +99,19 @@ class KeyView(APIView):
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request: Request) -> Response:
-        """The Ed25519 public key that signs every record."""
+        """The Ed25519 public key that signs records now (every key ever used: the key list)."""
         return Response(public_key_document())
+
+
+class KeyListView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request) -> Response:
+        """Every Ed25519 key that ever signed records or checkpoints, and the period it
+        signed in (`until` null: the key in force); a revoked key says from when, and why."""
+        # The key in force is listed from the moment it is first published; a process whose
+        # key may not sign (retired, revoked) still answers the list.
+        with suppress(KeyNotInForce):
+            key_in_force()
+        return Response(key_list_document())

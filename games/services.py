@@ -208,6 +208,8 @@ def _events_json(events: list[Event]) -> list[dict[str, Any]]:
 BOT_MOVE = "games.bot_move"
 # The outbox's kind for "rate this table's players" (the handler: leaderboard.services).
 RATE_TABLE = "leaderboard.rate_table"
+# The outbox's kind for "sign this ended table's record, once" (the handler: fairplay.publishing).
+SIGN_RECORD = "fairplay.sign_record"
 
 
 def _ending_items(table: Table) -> list[OutboxItem]:
@@ -268,6 +270,7 @@ def _derive(
         table.result = state.result
         table.end_reason = state.result["reason"]
         table.finished_at = now
+        kinds.append(SIGN_RECORD)  # its record, signed once with the key in force (issue 34)
         if table.rated:  # the players' ratings, once this commits, exactly once
             kinds.append(RATE_TABLE)
     elif any(seat.is_bot and state.legal_actions(seat.number) for seat in seats):

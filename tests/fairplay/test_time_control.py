@@ -104,7 +104,7 @@ def test_a_reserve_drawn_on_then_spent_is_a_timeout_the_record_shows_was_due(now
 
     envelope = signed_record(table)
     record = envelope["record"]
-    assert record["format"] == "fairdeal-record/2"
+    assert record["format"] == "fairdeal-record/3"  # format 2, and when it was signed
     assert (record["deadline_seconds"], record["reserve_seconds"]) == (3600, 7200)
     assert record["holds"] == []
     assert record["log"][-1]["at"] == clock.instant(due)  # judged at the very microsecond

@@ -720,9 +720,9 @@ def test_an_unknown_ruleset_version_is_refused_not_judged(
     [
         (
             "format",
-            "fairdeal-record/3",
-            "this record is in format fairdeal-record/3; this verifier knows fairdeal-record/1, "
-            "fairdeal-record/2",
+            "fairdeal-record/4",
+            "this record is in format fairdeal-record/4; this verifier knows fairdeal-record/1, "
+            "fairdeal-record/2, fairdeal-record/3",
         ),
         (
             "derivation",
