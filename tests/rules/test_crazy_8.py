@@ -104,6 +104,27 @@ def test_players_two_unless_the_house_rule_for_three_or_more_is_on(seats: int) -
     assert RULES.validate(seats, {"more_players": True})["more_players"] is True
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_more_players_at_two_seats_is_accepted_and_changes_nothing(seed: int) -> None:
+    # docs/fairplay.md 16.2. Each house rule that acts at two seats is on, so that a
+    # difference in any of them would show: the same seeded match, step for step.
+    rules = {"queens_skip": True, "jacks_reverse": True, "twos_draw_two": True, "last_card": True}
+    chance = SeededChance(bytes([seed]) * 32)
+    played = []
+    for more in (False, True):
+        state, events = RULES.new_game(2, {**rules, "more_players": more}, chance)
+        chooser = random.Random(seed)
+        log: list[Any] = [[event.public for event in events]]
+        while state.to_act and len(log) < 400:
+            (seat,) = state.to_act
+            legal = state.legal_actions(seat)
+            events = state.apply(seat, chooser.choice(legal), chance)
+            log.append([legal, [event.public for event in events]])
+        played.append(log)
+    assert played[0] == played[1]
+    assert RULES.validate(2, {"more_players": True})["more_players"] is True
+
+
 @pytest.mark.parametrize(
     ("options", "reason"),
     [

@@ -669,6 +669,25 @@ def test_a_catch_that_finds_deck_and_discard_pile_empty_draws_nothing_and_keeps_
     assert DRAW not in state.legal_actions(1)  # nothing to draw: match or place at once
 
 
+def test_caught_in_your_turn_with_nothing_left_to_draw_the_penalty_names_the_two_owed() -> None:
+    # docs/fairplay.md 16.12: the penalty event says the cards owed; what is not there
+    # to take is forgiven, with no draw event and no debt.
+    state, chance = arrange([["R7", "G1", "Y3"], ["R1", "B9"]], ["R7", "G8"])
+    act(state, chance, 0, match("R7", "R7"))  # down to two, a single colour match
+    events = act(state, chance, 1, catch(0))
+    assert events[0].public["later"] is True and state.penalty == 2
+    act(state, chance, 0, END)  # the close and the top-up: now its bonus placement
+    assert state.step == "bonus"
+    state.hands[1] += state.deck + state.discards  # every other card in seat 1's hand
+    state.deck, state.discards = [], []
+    events = act(state, chance, 0, END)  # no placement: the finish
+    assert [event.public for event in events] == [
+        {"type": "end_turn", "seat": 0},
+        {"type": "penalty", "seat": 0, "cards": 2},
+    ]
+    assert state.hands[0] == ["G1", "Y3"] and state.penalty == 0 and state.turn == 1
+
+
 def test_the_player_may_still_call_dos_late_out_of_turn_before_anybody_catches() -> None:
     state, chance = arrange([["B7", "G1", "Y3"], ["R1", "R3"]], ["R7", "G8"])
     act(state, chance, 0, match("R7", "B7"))
