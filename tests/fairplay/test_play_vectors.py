@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from games.catalogue import find_ruleset
+from games.catalogue import VERSIONS, find_ruleset
 from games.rules.base import GameState
 from games.rules.chance import Chance, SeededChance, game_seed
 
@@ -184,3 +184,27 @@ def test_every_event_of_every_record_in_the_corpus_is_in_section_10s_table() -> 
                 assert kind in (labels if "chance" in event else types), (record["game"], kind)
                 seen[record["game"]].add(kind)
     assert all(seen.values())  # every game's records were read
+
+
+# -- section 16.9: every option of every game, with its range and default ----------------
+
+
+def test_section_16_9_names_every_option_of_every_game_with_its_range_and_default() -> None:
+    text = DOC.read_text("utf-8")
+    section = re.sub(r"\s+", " ", text[text.index("### 16.9") : text.index("### 16.10")])
+    games = ("crazy-eights", "crazy-8", "dodo", "dingo", "dos")
+    starts = [section.index(f"`{game}`") for game in games]  # each game's part, in order
+    assert starts == sorted(starts)
+    ends = [*starts[1:], len(section)]
+    parts = {game: section[a:b] for game, a, b in zip(games, starts, ends, strict=True)}
+    for version, ruleset in VERSIONS.items():
+        part = parts[ruleset.id]
+        for option in ruleset.options:
+            schema = option.schema()
+            assert f"`{option.name}`" in part, (version, option.name)
+            if schema["type"] == "int":
+                after = part[part.index(f"`{option.name}`") :][:80]
+                assert f"{schema['minimum']} to {schema['maximum']}" in after, (version, after)
+                assert f"default {schema['default']}" in after, (version, after)
+            for choice in schema.get("choices", ()):
+                assert f"`{choice}`" in part, (version, option.name, choice)
