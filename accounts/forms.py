@@ -24,6 +24,7 @@ from accounts.models import MailPreferences, Profile
 from accounts.names import USERNAME_RULE, is_valid_username, normalize_email, normalize_username
 from accounts.password_reset import password_reset_request
 from accounts.services import BadCredentials, account_authenticate, token_revoke
+from accounts.throttling import forget_known_addresses
 from config.throttling import TooManyRequests, client_address
 
 User = get_user_model()
@@ -292,6 +293,8 @@ class ResetPasswordForm(SetPasswordForm):
     @transaction.atomic
     def save(self, commit: bool = True) -> Any:
         user = super().save(commit=commit)
-        # Whoever knew the old password may hold the token: a reset ends that too.
+        # Whoever knew the old password may hold the token, and have logged in from an
+        # address now known to the account: a reset ends both.
         token_revoke(user=user)
+        forget_known_addresses(user.get_username())
         return user

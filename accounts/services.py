@@ -25,7 +25,7 @@ from accounts.names import (
     users_named,
     users_with_email,
 )
-from accounts.throttling import LoginGuard
+from accounts.throttling import LoginGuard, forget_known_addresses
 from accounts.verification import verification_request
 from config.errors import ServiceError
 
@@ -128,6 +128,7 @@ def password_change(*, user: Any, old_password: str, new_password: str, address:
     user.set_password(new_password)
     user.save(update_fields=["password"])
     Token.objects.filter(user=user).delete()
+    forget_known_addresses(user.get_username())
 
 
 def profile_update(

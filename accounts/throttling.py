@@ -19,7 +19,10 @@ address (never a header the deployment does not trust). Three bounds:
    failures. Past it, for the rest of that hour, an address may try only if it is
 
    - *known*: the account logged in from it in the last 30 days
-     (``FAIRDEAL_LOGIN_KNOWN_ADDRESS_SECONDS``); only its own lock (1.) holds it; or
+     (``FAIRDEAL_LOGIN_KNOWN_ADDRESS_SECONDS``) with its current password; only its own
+     lock (1.) holds it. A new password (changed, or reset from a mailed link) forgets
+     every known address (:func:`forget_known_addresses`): whoever logged in with the old
+     one, an intruder perhaps, is a stranger again; or
    - *fresh*: it has fewer than ``FAIRDEAL_LOGIN_FRESH_TRIES`` (2) failures at this
      account, and fresh addresses have made fewer than ``FAIRDEAL_LOGIN_FRESH_RATE``
      (10 an hour) attempts at it in all.
@@ -52,6 +55,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import math
+import secrets
 import time
 
 from django.conf import settings
@@ -101,11 +105,11 @@ class LoginGuard:
     """
 
     def __init__(self, *, username: str, address: str) -> None:
-        account = hashlib.sha256(username_key(username).encode()).hexdigest()[:32]
+        account = _account(username)
         client = address_key(address)
         self.failures_key = f"login:failures:{account}:{client}"
         self.lock_key = f"login:lock:{account}:{client}"
-        self.known_key = f"login:known:{account}:{client}"
+        self._known = (account, client)
         self.account_key = f"login:account:{account}"
         self.fresh_key = f"login:fresh:{account}"
         self.address_key = f"login:address:{client}"
@@ -134,7 +138,7 @@ class LoginGuard:
         self._failure_counted = True
         cache.touch(self.failures_key, memory)
         over, wait = self._count(self.account_key, settings.FAIRDEAL_LOGIN_ACCOUNT_RATE, now)
-        if over and cache.get(self.known_key) is None:
+        if over and cache.get(self._known_key()) is None:
             # This address's failures, this attempt's included, judge whether it is fresh.
             if failures > settings.FAIRDEAL_LOGIN_FRESH_TRIES:
                 raise AccountGuarded(wait=wait)
@@ -171,4 +175,28 @@ class LoginGuard:
         cache.delete_many([self.failures_key, self.lock_key])
         self._failure_counted = False
         self._take_back()
-        cache.set(self.known_key, 1, timeout=settings.FAIRDEAL_LOGIN_KNOWN_ADDRESS_SECONDS)
+        cache.set(self._known_key(), 1, timeout=settings.FAIRDEAL_LOGIN_KNOWN_ADDRESS_SECONDS)
+
+    def _known_key(self) -> str:
+        """The key that marks this address known to the account under its current password."""
+        account, client = self._known
+        return f"login:known:{account}:{_password_epoch(account)}:{client}"
+
+
+def _account(username: str) -> str:
+    """The account's part of the guard's keys: the name asked for, in any case, hashed."""
+    return hashlib.sha256(username_key(username).encode()).hexdigest()[:32]
+
+
+def _password_epoch(account: str) -> str:
+    """The mark of the account's current password among its known addresses' keys ("0"
+    until its first new password)."""
+    return str(cache.get(f"login:epoch:{account}", "0"))
+
+
+def forget_known_addresses(username: str) -> None:
+    """A new password for ``username``: no address is known to the account any more (each
+    becomes known again by logging in with it). The old marks are left to run out."""
+    # Kept for good (a few bytes an account that ever changed its password): were it to run
+    # out, the addresses marked under it would be forgotten too early.
+    cache.set(f"login:epoch:{_account(username)}", secrets.token_hex(8), timeout=None)

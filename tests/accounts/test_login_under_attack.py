@@ -15,7 +15,10 @@ from unittest import mock
 
 import pytest
 from django.contrib.auth.hashers import get_hasher
+from django.contrib.auth.tokens import default_token_generator
 from django.test import Client
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 
 from tests.factories import PASSWORD, assert_error, at_once, body, client_for, make_users
 
@@ -23,6 +26,7 @@ TOKEN = "/api/accounts/token/"
 LOGIN = "/accounts/login/"
 WRONG = "not the password at all"
 ATTACKER, ACCOMPLICE = "203.0.113.66", "203.0.113.67"
+INTRUDER = "203.0.113.99"  # had the password, once
 OWNER, OWNER_ELSEWHERE, OWNER_AT_HOME = "198.51.100.7", "198.51.100.8", "192.0.2.10"
 # 30 s into the hour (tests/conftest.py's one_throttle_window): what waits for the hour waits this.
 REST_OF_THE_HOUR = 3570
@@ -225,3 +229,62 @@ def test_past_the_ceiling_a_burst_from_many_fresh_addresses_gets_ten_tries_only(
 
     assert sorted(answer.status_code for answer in answers) == [400] * 10 + [429] * 14
     assert_error(log_in(PASSWORD, address=OWNER), 429, "throttled")
+
+
+# -- a new password: the addresses known under the old one are strangers again --------------
+
+NEW_PASSWORD = "a much better passphrase 42"
+
+
+def change_password(user: Any, *, address: str) -> None:
+    answer = client_for(user, raise_errors=False).post(
+        "/api/accounts/password/",
+        {"old_password": PASSWORD, "new_password": NEW_PASSWORD},
+        format="json",
+        REMOTE_ADDR=address,
+    )
+    assert answer.status_code == 200, answer.content
+
+
+def reset_password(user: Any) -> None:
+    """Through the page of a mailed reset link, as its owner would."""
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    page = Client()
+    link = page.get(f"/accounts/password-reset/{uid}/{default_token_generator.make_token(user)}/")
+    assert link.status_code == 302, link.status_code
+    done = page.post(
+        link["Location"], {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD}
+    )
+    assert done.status_code == 302 and done["Location"].endswith("/complete/"), done.status_code
+
+
+@pytest.mark.parametrize("how", ["changed", "reset"])
+def test_a_new_password_forgets_the_known_addresses(
+    alice: Any, how: str, one_throttle_window: None
+) -> None:
+    # An intruder who had the password logged in from their address, which became known to
+    # the account. The owner then sets a new password (from home).
+    assert log_in(PASSWORD, address=INTRUDER).status_code == 200
+    if how == "changed":
+        change_password(alice, address=OWNER_AT_HOME)
+    else:
+        reset_password(alice)
+    reach_the_ceiling()
+
+    # Past the ceiling, the intruder's address is a fresh one again: two tries, then none.
+    answers = [log_in(WRONG, address=INTRUDER) for _ in range(3)]
+    assert [answer.status_code for answer in answers] == [400, 400, 429]
+    assert "this account from many addresses" in answers[-1].json()["detail"]
+    # The owner gets in with the new password, and that address is known from then on.
+    assert log_in(NEW_PASSWORD, address=OWNER_ELSEWHERE).status_code == 200
+    assert [log_in(WRONG, address=OWNER_ELSEWHERE).status_code for _ in range(3)] == [400] * 3
+
+
+def test_without_a_new_password_a_known_address_stays_known(
+    alice: Any, one_throttle_window: None
+) -> None:
+    # The control of the test above: the same steps, no new password.
+    assert log_in(PASSWORD, address=INTRUDER).status_code == 200
+    reach_the_ceiling()
+
+    assert [log_in(WRONG, address=INTRUDER).status_code for _ in range(3)] == [400] * 3
