@@ -32,8 +32,8 @@ class Contribution(models.Model):
 class SigningKey(models.Model):
     """A public key that has signed records, and the period it signed them: the key list.
 
-    Written when a key first signs (``fairplay.keys.key_in_force``), which closes the
-    period of the key before it; revoked by ``manage.py revoke_signing_key``. Only the
+    Written when a key is first used (``fairplay.key_list.key_in_force``), which closes
+    the period of the key before it; revoked by ``manage.py revoke_signing_key``. Only the
     public half is here: the private key comes from the environment, never the database.
     """
 

@@ -145,3 +145,12 @@ def _signed(table: Table, key: Ed25519PrivateKey, now: datetime) -> dict[str, An
         signed_at=instant(now) if timed else None,
     )
     return sign(record, key)
+
+
+def unsigned_tables() -> list[int]:
+    """The ended tables whose record is not signed and stored yet, oldest first."""
+    return list(
+        Table.objects.filter(status=Table.Status.FINISHED, signed_record__isnull=True)
+        .order_by("finished_at", "id")
+        .values_list("pk", flat=True)
+    )

@@ -58,6 +58,16 @@ def test_the_deploy_checks_find_nothing_in_complete_production_settings() -> Non
     assert "System check identified no issues" in done.stdout, done.stdout + done.stderr
 
 
+def test_the_deploy_checks_refuse_a_signing_key_that_is_not_one(tmp_path: Path) -> None:
+    garbage = tmp_path / "signing.pem"
+    garbage.write_text("garbage\n")
+    done = manage(
+        "check", "--deploy", FAIRDEAL_SIGNING_KEY="", FAIRDEAL_SIGNING_KEY_FILE=str(garbage)
+    )
+    assert done.returncode != 0
+    assert "is not a readable Ed25519 private key" in done.stderr, done.stderr[-2000:]
+
+
 def test_collectstatic_gathers_every_asset_the_pages_need(static_root: Path) -> None:
     manifest = json.loads((static_root / "staticfiles.json").read_text())["paths"]
     for asset in ASSETS:

@@ -8,8 +8,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 ROOT = Path(__file__).resolve().parents[1]
+PKCS8 = (serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8)
+# A readable Ed25519 private key (a test's own: it signs nothing real).
+SIGNING_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32))).private_bytes(
+    *PKCS8, serialization.NoEncryption()
+)
 GOOD_PRODUCTION = {
     "FAIRDEAL_ENV": "production",
     "SECRET_KEY": "k3Jp9vQz-Tn2Wm8Lr5Xc7Hb4Yd6Fg1Sa0Ue_Oi+Pq=Zx.Ny!Mw#Rt",
@@ -17,7 +25,7 @@ GOOD_PRODUCTION = {
     "DATABASE_URL": "postgres://fairdeal@db.example/fairdeal",
     "ALLOWED_HOSTS": "fairdeal.example",
     "CELERY_BROKER_URL": "redis://cache.example:6379/0",
-    "FAIRDEAL_SIGNING_KEY": "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----\n",
+    "FAIRDEAL_SIGNING_KEY": SIGNING_KEY.decode(),
     "EMAIL_URL": "smtp+tls://fairdeal:password@mail.example:587",
     "FAIRDEAL_BASE_URL": "https://fairdeal.example",
     "CACHE_URL": "redis://cache.example:6379/1",
@@ -140,6 +148,67 @@ def test_production_accepts_a_safe_choice(change: dict) -> None:
     done = load_settings(environment)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "production False"
+
+
+def without_signing_key() -> dict[str, str]:
+    environment = dict(GOOD_PRODUCTION)
+    environment.pop("FAIRDEAL_SIGNING_KEY")
+    return environment
+
+
+@pytest.mark.parametrize(
+    ("content", "complaint"),
+    [
+        (b"garbage, not a key\n", "is not a readable Ed25519 private key"),
+        (
+            b"-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----\n",
+            "is not a readable Ed25519 private key",
+        ),
+        (
+            rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
+                *PKCS8, serialization.NoEncryption()
+            ),
+            "must be an Ed25519 private key",
+        ),
+        (
+            Ed25519PrivateKey.generate().private_bytes(
+                *PKCS8, serialization.BestAvailableEncryption(b"a passphrase")
+            ),
+            "is not a readable Ed25519 private key",
+        ),
+        (b"", "is empty"),
+        (b"  \n", "is empty"),
+        (None, "names no file"),
+    ],
+    ids=["garbage", "pem-armour-around-nothing", "rsa", "encrypted", "empty", "blank", "missing"],
+)
+def test_production_refuses_a_signing_key_file_that_is_not_a_readable_ed25519_key(
+    tmp_path: Path, content: bytes | None, complaint: str
+) -> None:
+    path = tmp_path / "signing.pem"
+    if content is not None:
+        path.write_bytes(content)
+    done = load_settings({**without_signing_key(), "FAIRDEAL_SIGNING_KEY_FILE": str(path)})
+    assert done.returncode != 0
+    assert "production settings refused" in done.stderr
+    assert f"FAIRDEAL_SIGNING_KEY_FILE ({path})" in done.stderr
+    assert complaint in done.stderr
+
+
+def test_production_refuses_signing_key_text_that_is_not_a_key_and_a_folder_for_a_file(
+    tmp_path: Path,
+) -> None:
+    done = load_settings({**GOOD_PRODUCTION, "FAIRDEAL_SIGNING_KEY": "not a key"})
+    assert "FAIRDEAL_SIGNING_KEY is not a readable Ed25519 private key" in done.stderr
+    done = load_settings({**without_signing_key(), "FAIRDEAL_SIGNING_KEY_FILE": str(tmp_path)})
+    assert done.returncode != 0 and "cannot be read" in done.stderr
+
+
+def test_production_takes_a_readable_signing_key_file(tmp_path: Path) -> None:
+    path = tmp_path / "signing.pem"
+    path.write_bytes(SIGNING_KEY)
+    done = load_settings({**without_signing_key(), "FAIRDEAL_SIGNING_KEY_FILE": str(path)})
+    assert done.returncode == 0, done.stderr
 
 
 HTTPS = (
