@@ -25,7 +25,7 @@ HOST = "fairdeal.test"
 
 def signing_key_pem() -> str:
     """A fresh Ed25519 signing key, as ``FAIRDEAL_SIGNING_KEY`` takes it."""
-    from fairplay.signing import generate_private_key, private_key_to_pem
+    from fairplay.private_keys import generate_private_key, private_key_to_pem
 
     return private_key_to_pem(generate_private_key()).decode()
 

@@ -10,12 +10,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from fairplay.signing import (
-    describe_public_key,
-    generate_private_key,
-    private_key_from_pem,
-    private_key_to_pem,
-)
+from fairplay.private_keys import generate_private_key, private_key_from_pem, private_key_to_pem
+from fairplay.signing import describe_public_key
 
 
 def _development_key(path: Path) -> bytes:

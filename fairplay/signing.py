@@ -14,7 +14,10 @@ characters of its SHA-256; ``value`` is the 64-byte signature in standard
 base64 with padding. ``docs/fairplay.md`` specifies it for other languages.
 
 The stand-alone verifier imports this module, so it imports only the standard
-library, ``rfc8785`` and ``cryptography``.
+library and ``rfc8785``: the Ed25519 check is pure Python (:mod:`fairplay.ed25519`),
+and a public key here is its raw 32 bytes (or any object with ``public_bytes_raw()``,
+such as ``cryptography``'s). The server's private keys, which need ``cryptography``,
+are made and read in :mod:`fairplay.private_keys`; :func:`sign` takes one.
 """
 
 from __future__ import annotations
@@ -25,14 +28,9 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import rfc8785
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-    Ed25519PrivateKey,
-    Ed25519PublicKey,
-)
 
 from fairplay import ed25519
 
@@ -43,6 +41,27 @@ SIGNATURE_BYTES = 64
 SIGNATURE_FIELDS = ("algorithm", "key_id", "public_key", "value")
 
 _HEX = re.compile(r"[0-9a-f]*")
+# A PEM public key (SubjectPublicKeyInfo, RFC 8410) of Ed25519 is these 12 bytes of DER,
+# SEQUENCE { SEQUENCE { OID 1.3.101.112 }, BIT STRING (0 unused bits) }, then the raw key.
+ED25519_SPKI_PREFIX = bytes.fromhex("302a300506032b6570032100")
+_PEM = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", re.DOTALL)
+
+
+class RawPublicKey(Protocol):
+    """A public key object that gives its raw bytes (``cryptography``'s Ed25519PublicKey)."""
+
+    def public_bytes_raw(self) -> bytes: ...
+
+
+class PrivateKey(Protocol):
+    """A private key that signs (``cryptography``'s Ed25519PrivateKey)."""
+
+    def sign(self, data: bytes) -> bytes: ...
+
+    def public_key(self) -> RawPublicKey: ...
+
+
+PublicKey = bytes | RawPublicKey
 
 
 class VerificationError(Exception):
@@ -88,53 +107,36 @@ def canonical(record: Any) -> bytes:
         raise CannotJudge(f"the record cannot be put in canonical JSON: {exc}") from exc
 
 
-def public_key_bytes(public_key: Ed25519PublicKey) -> bytes:
-    return public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+def public_key_bytes(public_key: PublicKey) -> bytes:
+    """The raw 32 bytes of a public key given as bytes or as a key object."""
+    return public_key if isinstance(public_key, bytes) else public_key.public_bytes_raw()
 
 
-def key_id(public_key: Ed25519PublicKey | bytes) -> str:
+def key_id(public_key: PublicKey) -> str:
     """The first 16 hex characters of SHA-256 of the raw 32-byte public key."""
-    raw = public_key if isinstance(public_key, bytes) else public_key_bytes(public_key)
-    return hashlib.sha256(raw).hexdigest()[:KEY_ID_LENGTH]
+    return hashlib.sha256(public_key_bytes(public_key)).hexdigest()[:KEY_ID_LENGTH]
 
 
-def describe_public_key(public_key: Ed25519PublicKey) -> dict[str, str]:
+def public_key_to_pem(public_key: PublicKey) -> str:
+    """The PEM ``PUBLIC KEY`` (SubjectPublicKeyInfo) of an Ed25519 public key."""
+    body = base64.b64encode(ED25519_SPKI_PREFIX + public_key_bytes(public_key)).decode("ascii")
+    return f"-----BEGIN PUBLIC KEY-----\n{body}\n-----END PUBLIC KEY-----\n"
+
+
+def describe_public_key(public_key: PublicKey) -> dict[str, str]:
     """What ``GET /api/fairplay/key/`` publishes about the signing key."""
-    pem = public_key.public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
     return {
         "algorithm": ALGORITHM,
         "key_id": key_id(public_key),
         "public_key": public_key_bytes(public_key).hex(),
-        "pem": pem.decode("ascii"),
+        "pem": public_key_to_pem(public_key),
     }
 
 
 # -- signing -------------------------------------------------------------------
 
 
-def generate_private_key() -> Ed25519PrivateKey:
-    return Ed25519PrivateKey.generate()
-
-
-def private_key_from_pem(data: bytes) -> Ed25519PrivateKey:
-    """An unencrypted PEM (PKCS#8) Ed25519 private key."""
-    key = serialization.load_pem_private_key(data, password=None)
-    if not isinstance(key, Ed25519PrivateKey):
-        raise ValueError("the signing key must be an Ed25519 private key")
-    return key
-
-
-def private_key_to_pem(private_key: Ed25519PrivateKey) -> bytes:
-    return private_key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-
-
-def sign(record: dict[str, Any], private_key: Ed25519PrivateKey) -> dict[str, Any]:
+def sign(record: dict[str, Any], private_key: PrivateKey) -> dict[str, Any]:
     """The envelope: ``record`` and an Ed25519 signature over its canonical JSON."""
     public_key = private_key.public_key()
     kid = key_id(public_key)
@@ -165,9 +167,7 @@ def ed25519_valid(public_key: bytes, signature: bytes, message: bytes) -> bool:
     return ed25519.verify(public_key, signature, message)
 
 
-def check_signature(
-    envelope: dict[str, Any], pinned_public_key: Ed25519PublicKey | None = None
-) -> str:
+def check_signature(envelope: dict[str, Any], pinned_public_key: PublicKey | None = None) -> str:
     """Check the envelope's signature; return the key id it was made with.
 
     With ``pinned_public_key`` the record must be signed by that key; without
@@ -244,29 +244,76 @@ def _base64_field(text: str) -> bytes:
 # -- loading a public key ------------------------------------------------------
 
 
-def public_key_from_hex(text: str) -> Ed25519PublicKey:
+def _usable(raw: bytes) -> bytes:
+    if not ed25519.valid_public_key(raw):
+        raise CannotJudge(
+            "that is not an Ed25519 public key: its 32 bytes are not a point of the curve"
+        )
+    return raw
+
+
+def public_key_from_hex(text: str) -> bytes:
     """A raw 32-byte public key written as 64 hex characters."""
     text = text.strip().lower()
     if len(text) != 2 * PUBLIC_KEY_BYTES or not _HEX.fullmatch(text):
         raise CannotJudge(f"a raw public key is {2 * PUBLIC_KEY_BYTES} hex characters")
-    try:
-        return Ed25519PublicKey.from_public_bytes(bytes.fromhex(text))
-    except ValueError as exc:
-        raise CannotJudge(f"that is not an Ed25519 public key: {exc}") from None
+    return _usable(bytes.fromhex(text))
 
 
-def public_key_from_pem(data: bytes) -> Ed25519PublicKey:
-    """A PEM ``PUBLIC KEY`` (SubjectPublicKeyInfo) holding an Ed25519 key."""
+def public_key_from_pem(data: bytes) -> bytes:
+    """A PEM ``PUBLIC KEY`` (SubjectPublicKeyInfo, RFC 8410) holding an Ed25519 key.
+
+    Its DER is :data:`ED25519_SPKI_PREFIX` then the 32 raw bytes, and nothing else.
+    """
+    found = _PEM.search(data.decode("ascii", errors="replace"))
+    if found is None:
+        raise CannotJudge("that PEM is not a public key: it has no BEGIN and END lines")
+    label, body = found.groups()
+    if label != "PUBLIC KEY":
+        if label.endswith("PUBLIC KEY"):
+            raise CannotJudge("that PEM holds a public key, but not an Ed25519 one")
+        raise CannotJudge(f"that PEM is not a public key: it holds a {label}")
     try:
-        key = serialization.load_pem_public_key(data)
-    except (ValueError, TypeError) as exc:
-        raise CannotJudge(f"that PEM is not a public key: {exc}") from None
-    if not isinstance(key, Ed25519PublicKey):
+        der = base64.b64decode("".join(body.split()), validate=True)
+    except (binascii.Error, ValueError):
+        raise CannotJudge("that PEM is not a public key: its body is not base64") from None
+    if len(der) == len(ED25519_SPKI_PREFIX) + PUBLIC_KEY_BYTES and der.startswith(
+        ED25519_SPKI_PREFIX
+    ):
+        return _usable(der[len(ED25519_SPKI_PREFIX) :])
+    if _is_public_key_info(der):
         raise CannotJudge("that PEM holds a public key, but not an Ed25519 one")
-    return key
+    raise CannotJudge("that PEM is not a public key: its body is no SubjectPublicKeyInfo")
 
 
-def public_key_from_document(text: str) -> Ed25519PublicKey:
+def _is_public_key_info(der: bytes) -> bool:
+    """Whether ``der`` is SEQUENCE { SEQUENCE { OID, ... }, BIT STRING }: some public key."""
+
+    def item(data: bytes, at: int) -> tuple[int, bytes, int] | None:
+        """The DER item at ``at``: its tag, its contents and where the next one starts."""
+        if at + 2 > len(data):
+            return None
+        tag, length, at = data[at], data[at + 1], at + 2
+        if length & 0x80:
+            count = length & 0x7F
+            if not 0 < count <= 4 or at + count > len(data):
+                return None
+            length, at = int.from_bytes(data[at : at + count], "big"), at + count
+        if at + length > len(data):
+            return None
+        return tag, data[at : at + length], at + length
+
+    outer = item(der, 0)
+    if outer is None or outer[0] != 0x30 or outer[2] != len(der):
+        return False
+    algorithm = item(outer[1], 0)
+    if algorithm is None or algorithm[0] != 0x30:
+        return False
+    oid, key = item(algorithm[1], 0), item(outer[1], algorithm[2])
+    return oid is not None and oid[0] == 0x06 and key is not None and key[0] == 0x03
+
+
+def public_key_from_document(text: str) -> bytes:
     """The JSON document ``GET /api/fairplay/key/`` answers (:func:`describe_public_key`).
 
     It needs ``public_key`` or ``pem`` (it has both); every field it has must
@@ -289,7 +336,7 @@ def public_key_from_document(text: str) -> Ed25519PublicKey:
             f"the key document is for the algorithm {document['algorithm']!r}; records are "
             f"signed with {ALGORITHM}"
         )
-    keys: list[Ed25519PublicKey] = []
+    keys: list[bytes] = []
     for name in ("public_key", "pem"):
         if name in document and not isinstance(document[name], str):
             raise CannotJudge(f"the key document's {name} must be a string")
@@ -297,7 +344,7 @@ def public_key_from_document(text: str) -> Ed25519PublicKey:
         keys.append(public_key_from_hex(document["public_key"]))
     if "pem" in document:
         keys.append(public_key_from_pem(document["pem"].encode("ascii", errors="replace")))
-    if len({public_key_bytes(key) for key in keys}) > 1:
+    if len(set(keys)) > 1:
         raise CannotJudge("the key document's public_key and pem are two different keys")
     key = keys[0]
     if "key_id" in document and document["key_id"] != key_id(key):
@@ -308,7 +355,7 @@ def public_key_from_document(text: str) -> Ed25519PublicKey:
     return key
 
 
-def public_key_from_text(text: str) -> Ed25519PublicKey:
+def public_key_from_text(text: str) -> bytes:
     """A public key given as PEM text, as 64 hex characters (either case), or as the key document."""
     if text.lstrip().startswith("{"):
         return public_key_from_document(text)
@@ -317,7 +364,7 @@ def public_key_from_text(text: str) -> Ed25519PublicKey:
     return public_key_from_hex(text)
 
 
-def load_public_key(spec: str) -> Ed25519PublicKey:
+def load_public_key(spec: str) -> bytes:
     """``--key``: 64 hex characters, or the path of a file holding PEM, hex or the key document.
 
     The key document is ``GET /api/fairplay/key/``'s answer saved as it is. Hex

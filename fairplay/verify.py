@@ -62,8 +62,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from fairplay import clock, keyring
 from fairplay.record import (
     ACTION,
@@ -80,6 +78,7 @@ from fairplay.record import (
 )
 from fairplay.signing import (
     CannotJudge,
+    PublicKey,
     VerificationError,
     check_signature,
     load_public_key,
@@ -167,7 +166,7 @@ def _count(n: int, noun: str) -> str:
 
 def verify(
     envelope: Any,
-    public_key: Ed25519PublicKey | None = None,
+    public_key: PublicKey | None = None,
     keys: keyring.KeyList | None = None,
 ) -> Summary:
     """Check a signed record; raise :class:`VerificationError` at the first discrepancy.

@@ -33,7 +33,7 @@ import pytest
 import redis
 from django.db import connection
 
-from fairplay.signing import generate_private_key, private_key_to_pem
+from fairplay.private_keys import generate_private_key, private_key_to_pem
 
 REPO = Path(__file__).resolve().parents[1]
 BROKER = "redis://127.0.0.1:6379/10"

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from fairplay.private_keys import private_key_from_pem, private_key_to_pem
 from fairplay.record import RECORD_FORMAT, build_record, receipt
 from fairplay.signing import (
     CannotJudge,
@@ -36,8 +37,6 @@ from fairplay.signing import (
     describe_public_key,
     key_id,
     load_public_key,
-    private_key_from_pem,
-    private_key_to_pem,
     public_key_from_pem,
     sign,
 )
