@@ -9,6 +9,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from fairplay.keys import public_key_document
+from fairplay.publishing import signer_document
 from fairplay.services import contributions_of
 from games.archive import may_watch
 from games.models import Table
@@ -54,7 +55,9 @@ def verify_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "record_url": record_url,
         "download_url": f"{record_url}?download=1",
         "absolute_record_url": request.build_absolute_uri(f"{record_url}?download=1"),
-        "key": public_key_document(),
+        # The key that signed this table's record, not the one in force now: they differ
+        # after a change of key (the key list says when each signed).
+        "key": signer_document(table) if finished else public_key_document(),
         "key_url": request.build_absolute_uri(reverse("fairplay-key")),
     }
     return render(request, "fairplay/verify.html", context)

@@ -16,6 +16,7 @@ seed, never used, stays secret like that of any table without a record.
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from datetime import datetime
 from typing import Any
 
@@ -24,11 +25,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from fairplay.clock import instant
-from fairplay.key_list import key_in_force
+from fairplay.key_list import KeyNotInForce, key_in_force
+from fairplay.keys import public_key_document
 from fairplay.models import SignedRecord
 from fairplay.record import build_record, log_entry
 from fairplay.services import contributions_of, receipts_of
-from fairplay.signing import canonical, key_id, sign
+from fairplay.signing import canonical, describe_public_key, key_id, sign
 from games import outbox
 from games.models import Move, Table
 from games.rules.chance import DERIVATION_VERSION
@@ -154,3 +156,16 @@ def unsigned_tables() -> list[int]:
         .order_by("finished_at", "id")
         .values_list("pk", flat=True)
     )
+
+
+def signer_document(table: Table) -> dict[str, str]:
+    """The public key that signed the ended ``table``'s record, as ``GET /api/fairplay/key/``
+    describes a key (signing the record now if that has not happened yet); the key in force
+    if this process may not sign it now."""
+    stored = SignedRecord.objects.filter(table_id=table.pk).select_related("key").first()
+    if stored is None:
+        with suppress(KeyNotInForce):
+            stored = sign_record(table.pk)
+    if stored is None:
+        return public_key_document()
+    return describe_public_key(bytes.fromhex(stored.key.public_key))

@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.test import Client
 from django.utils import timezone
 
 from fairplay import clock, keyring
@@ -444,3 +445,19 @@ def run_verifier(*arguments: Any) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
     )
+
+
+def test_the_verify_page_names_the_key_that_signed_the_record_not_the_one_in_force(
+    use_key: UseKey,
+) -> None:
+    old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    use_key(old)
+    before = ended("alice", "bob")
+    outbox.drain()
+    use_key(new)
+    after = ended("carol", "dave")
+    for table, key in ((before, old), (after, new)):
+        page = Client().get(f"/tables/{table.pk}/verify/").content.decode()
+        assert f"--key {hex_of(key)}" in page
+        assert key_id(key.public_key()) in page
+    assert hex_of(old) not in Client().get(f"/tables/{after.pk}/verify/").content.decode()
