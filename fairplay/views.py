@@ -74,10 +74,19 @@ class RecordView(APIView):
                 "download", str, description="any value, e.g. download=1: answer as a file to save"
             ),
         ],
-        responses={200: OpenApiTypes.OBJECT},
+        responses={
+            200: OpenApiTypes.OBJECT,
+            **refusals(
+                {
+                    503: "`signing_key_not_in_force`: the record is not signed yet, and this"
+                    " server's key may not sign it (a change of key under way); try again"
+                }
+            ),
+        },
     )
     def get(self, request: Request, table_id: int) -> Response:
-        """The signed record once the game has ended; before, only what is public."""
+        """The signed record once the game has ended, signed once when it ended (the same
+        bytes ever after); before, only what is public."""
         table = Table.objects.filter(pk=table_id).first()
         if table is None or not may_see(table, request.user):  # a private table: its players'
             raise services.TableNotFound(f"there is no table {table_id}")
