@@ -116,6 +116,7 @@ CELERY_TASK_ROUTES = {
     "games.purge_outbox": {"queue": "periodic"},
     "games.expire_open_tables": {"queue": "periodic"},
     "games.fill_with_bots": {"queue": "periodic"},
+    "fairplay.sequence_log": {"queue": "periodic"},
 }
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -130,6 +131,11 @@ FAIRDEAL_DEVELOPMENT_KEY_FILE = VAR_DIR / "development-signing-key.pem"
 
 # Links in mail point here.
 FAIRDEAL_BASE_URL = env.str("FAIRDEAL_BASE_URL", default="http://127.0.0.1:8000")
+# The commitment log's origin: the first line of its checkpoints and its key's name
+# (docs/fairplay.md section 17). Never change it once the log has checkpoints.
+FAIRDEAL_LOG_ORIGIN = env.str(
+    "FAIRDEAL_LOG_ORIGIN", default=urlsplit(FAIRDEAL_BASE_URL).netloc + "/commitments"
+)
 # Mail: printed to the console in development; an SMTP URL (EMAIL_URL) in production.
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
 EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))
@@ -433,6 +439,8 @@ FAIRDEAL_REVEAL_MS = env.int("FAIRDEAL_REVEAL_MS", default=700)
 # some 20 ms of PostgreSQL's CPU with 10,000 tables playing: not something to run twice
 # a second.
 FAIRDEAL_REMINDER_SECONDS = env.float("FAIRDEAL_REMINDER_SECONDS", default=5.0)
+# How often beat sequences the commitment log's new entries and signs a checkpoint.
+FAIRDEAL_LOG_SECONDS = env.float("FAIRDEAL_LOG_SECONDS", default=2.0)
 # The health endpoint reports beat dead or silent when the last completed sweep is
 # older than this many intervals (and never less than ten seconds).
 FAIRDEAL_HEALTH_SWEEP_INTERVALS = env.float("FAIRDEAL_HEALTH_SWEEP_INTERVALS", default=4.0)
@@ -455,6 +463,10 @@ CELERY_BEAT_SCHEDULE = {
     "expire-open-tables": {"task": "games.expire_open_tables", "schedule": 60.0},
     # Open tables whose host's wait has passed: bots in the free seats, and the deal.
     "fill-with-bots": {"task": "games.fill_with_bots", "schedule": FAIRDEAL_SWEEP_SECONDS},
+    # The commitment log's entries, written with their events, put in its tree and a
+    # checkpoint signed (fairplay.commitments.sequence): a record asked for sooner waits
+    # for nothing, it sequences its own table's.
+    "sequence-log": {"task": "fairplay.sequence_log", "schedule": FAIRDEAL_LOG_SECONDS},
 }
 
 REST_FRAMEWORK = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import Q
 
 
 class Contribution(models.Model):
@@ -27,6 +28,69 @@ class Contribution(models.Model):
 
     def __str__(self) -> str:
         return f"contribution of seat {self.seat} to table {self.table_id}"
+
+
+class LogEntry(models.Model):
+    """An entry of the commitment log (:mod:`fairplay.tlog`, ``docs/fairplay.md`` section 17).
+
+    Written in the transaction of the event it records (a table created, dealt, ended,
+    voided), so that it commits with it or not at all; given its place in the tree
+    (``index``) afterwards by the one sequencer (:func:`fairplay.commitments.sequence`),
+    so that no write waits on the log.
+    """
+
+    # A table's id, not a key to it: the log outlives anything, and nothing cascades into it.
+    table = models.BigIntegerField()
+    kind = models.CharField(max_length=16)
+    # The event's instant: the day the log's page counts it under.
+    at = models.DateTimeField()
+    # The entry's RFC 8785 canonical JSON: the bytes its leaf hashes.
+    data = models.TextField()
+    index = models.BigIntegerField(null=True, blank=True, unique=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["table"], name="log_entry_table"),
+            models.Index(fields=["at", "kind"], name="log_entry_day"),
+            # The sequencer's queue: the entries not yet in the tree, oldest first.
+            models.Index(fields=["id"], name="log_entry_pending", condition=Q(index__isnull=True)),
+        ]
+
+    def __str__(self) -> str:
+        return f"log entry {self.index} ({self.kind} of table {self.table})"
+
+
+class LogNode(models.Model):
+    """The hash of a complete subtree of the log: leaves ``[index * 2**level, (index + 1) *
+    2**level)``; what proofs are made of (O(log n) of them a proof)."""
+
+    level = models.PositiveSmallIntegerField()
+    index = models.BigIntegerField()
+    hash = models.BinaryField(max_length=32)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["level", "index"], name="one_log_node_per_place")
+        ]
+
+    def __str__(self) -> str:
+        return f"log node {self.level}/{self.index}"
+
+
+class LogHead(models.Model):
+    """The log's one head row (pk 1): its size, right edge and latest signed checkpoint.
+    The sequencer holds its row lock while it appends: one tree, whoever runs it."""
+
+    size = models.BigIntegerField(default=0)
+    # The hashes of the tree's largest complete subtrees, left to right, concatenated.
+    frontier = models.BinaryField(default=b"")
+    checkpoint = models.TextField(blank=True)
+    checkpoint_size = models.BigIntegerField(default=0)
+    key_id = models.CharField(max_length=16, blank=True)
+    signed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"the commitment log, {self.size} entries"
 
 
 class SigningKey(models.Model):

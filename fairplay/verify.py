@@ -62,7 +62,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from fairplay import clock, keyring
+from fairplay import clock, keyring, tlog
 from fairplay.record import (
     ACTION,
     FORFEIT,
@@ -82,6 +82,7 @@ from fairplay.signing import (
     VerificationError,
     check_signature,
     load_public_key,
+    public_key_bytes,
 )
 from games.catalogue import RULESETS, VERSIONS
 from games.rules.base import (
@@ -134,6 +135,7 @@ class Summary:
     key_id: str
     pinned: bool
     listed: bool = False  # its key judged by a key list (--keys)
+    in_log: tlog.InLog | None = None  # where the commitment log has its table; None: not checked
 
     def line(self) -> str:
         parts = [
@@ -153,6 +155,8 @@ class Summary:
             if self.pinned
             else "not pinned: pass --keys or --key to check who signed it"
         )
+        # Whether the commitment log was checked, said either way.
+        parts.append(self.in_log.words() if self.in_log else "commitment log not checked")
         parts.append(f"signed by key {self.key_id} ({pinned})")
         return ", ".join(parts)
 
@@ -168,6 +172,8 @@ def verify(
     envelope: Any,
     public_key: PublicKey | None = None,
     keys: keyring.KeyList | None = None,
+    *,
+    require_log: bool = False,
 ) -> Summary:
     """Check a signed record; raise :class:`VerificationError` at the first discrepancy.
 
@@ -191,6 +197,7 @@ def verify(
     _check_result(record, state)
     if record["format"] in TIMED_FORMATS:
         _check_clock(record, steps)
+    in_log = _check_log(envelope, public_key, keys, require_log)  # the commitment log
     assert state.result is not None
     result = state.result
     return Summary(
@@ -205,17 +212,43 @@ def verify(
         key_id=kid,
         pinned=public_key is not None or keys is not None,
         listed=keys is not None,
+        in_log=in_log,
     )
+
+
+def _check_log(
+    envelope: dict[str, Any],
+    public_key: PublicKey | None,
+    keys: keyring.KeyList | None,
+    require_log: bool,
+) -> tlog.InLog | None:
+    """Step 14: the record's table in the commitment log (``docs/fairplay.md`` 17.5)."""
+    if "transparency" not in envelope:
+        if require_log:
+            raise VerificationError(
+                "the record carries no transparency section: nothing shows its table in the "
+                "commitment log (a record made before the log: pass --without-log)"
+            )
+        return None
+    if public_key is not None:
+        signers = [public_key_bytes(public_key)]
+    elif keys is not None:
+        signers = [key.public_key for key in keys.keys]
+    else:
+        signers = [bytes.fromhex(envelope["signature"]["public_key"])]
+    return tlog.check_section(envelope["transparency"], envelope["record"], signers)
 
 
 def _check_envelope(envelope: Any) -> dict[str, Any]:
     if not isinstance(envelope, dict):
         raise CannotJudge("this is not a signed record: it is not a JSON object")
-    if sorted(envelope) != ["record", "signature"]:
+    # The commitment log's proofs travel beside the record, outside the signature.
+    if sorted(set(envelope) - {"transparency"}) != ["record", "signature"]:
         fields = ", ".join(sorted(envelope)) or "none"
         raise CannotJudge(
             "this is not a signed record: a signed record is an object with exactly the "
-            f"fields record and signature (this one has {fields})"
+            "fields record and signature, and transparency (the commitment log's proofs) "
+            f"(this one has {fields})"
         )
     if not isinstance(envelope["record"], dict):
         raise CannotJudge("this is not a signed record: its record is not a JSON object")
@@ -851,6 +884,15 @@ def main(argv: list[str] | None = None) -> int:
         help="the key list, a file holding the JSON that GET /api/fairplay/keys/ answers: "
         "the record must be signed by a listed key, within the period it signed",
     )
+    parser.add_argument(
+        "--without-log",
+        action="store_true",
+        help="judge a record made before the commitment log, which has no transparency "
+        "section (the OK line says the log was not checked)",
+    )
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["log"]:  # python -m fairplay.verify log OLD NEW: the commitment log grew
+        return tlog.main(argv[1:])
     args = parser.parse_args(argv)
     if args.key is not None and args.keys is not None:
         parser.error("give --key (one key) or --keys (the key list), not both")
@@ -858,7 +900,7 @@ def main(argv: list[str] | None = None) -> int:
         envelope = load_envelope(args.record)
         public_key = load_public_key(args.key) if args.key is not None else None
         keys = keyring.load_key_list(args.keys) if args.keys is not None else None
-        summary = verify(envelope, public_key, keys)
+        summary = verify(envelope, public_key, keys, require_log=not args.without_log)
     except VerificationError as exc:  # FAILED (1), or CANNOT JUDGE (2) for CannotJudge
         print(f"{exc.word}: {exc.message}", file=sys.stderr)
         return exc.exit_code

@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.schema import refusals
+from fairplay import commitments
 from fairplay.key_list import KeyNotInForce, key_in_force, key_list_document
 from fairplay.keys import public_key_document
 from fairplay.publishing import public_record, signed_record
@@ -95,6 +96,8 @@ class RecordView(APIView):
         if table.status != Table.Status.FINISHED:
             return Response(public_record(table))
         envelope = signed_record(table)
+        # The commitment log's proofs of the table, beside the signed record (not signed).
+        envelope = {**envelope, "transparency": commitments.transparency(table.pk)}
         response = Response(envelope)
         if request.query_params.get("download"):
             response["Content-Disposition"] = (

@@ -23,6 +23,7 @@ from django.utils import timezone
 from accounts.models import Profile
 from accounts.rated_play import check_rated_play
 from config.errors import ServiceError
+from fairplay import commitments
 from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, receipts_of, seed_for
 from games import holidays, notifications, outbox, privacy, selectors
@@ -475,6 +476,7 @@ def table_create(
         private=private,
         invite_token=privacy.new_token() if private else "",
     )
+    commitments.write([commitments.created(table)])  # the commitment, in the public log
     Seat.objects.bulk_create(
         Seat(
             table=table,
@@ -558,6 +560,7 @@ def table_again(*, table_id: int, user: AbstractBaseUser, entropy: str | None = 
             now + timedelta(seconds=settings.FAIRDEAL_REMATCH_SECONDS) if others else None
         ),
     )
+    commitments.write([commitments.created(again)])  # the commitment, in the public log
     Seat.objects.bulk_create(
         Seat(
             table=again,
@@ -692,6 +695,7 @@ def _start(table: Table) -> None:
         ]
     )
     table.save()
+    commitments.write([commitments.dealt(table)])  # the deal, in the public log
     if work:
         OutboxItem.objects.bulk_create(work)
     _play_forced(table, state, now)
@@ -719,6 +723,7 @@ def table_cancel(*, table_id: int, user: AbstractBaseUser, by_staff: bool = Fals
     table.end_reason = CANCELLED
     table.cancelled_at = timezone.now()
     table.save(update_fields=["status", "end_reason", "cancelled_at"])
+    commitments.write([commitments.cancelled(table)])  # called off after its commitment
     OutboxItem.objects.bulk_create(_ending_items(table))  # who joined hears: there is no game
     return table
 
@@ -760,15 +765,19 @@ def _expire(due: Q, order: tuple[str, ...], now: datetime, batch: int) -> list[i
     expired: list[int] = []
     while True:
         with transaction.atomic():
-            hosts = dict(
+            tables = list(
                 Table.objects.select_for_update(skip_locked=True)
                 .filter(due, status=Table.Status.OPEN)
                 .order_by(*order)
-                .values_list("pk", "created_by_id")[:batch]
+                .only("pk", "created_by_id", "game", "ruleset_version", "commitment")[:batch]
             )
+            hosts = {table.pk: table.created_by_id for table in tables}
             Table.objects.filter(pk__in=list(hosts), status=Table.Status.OPEN).update(
                 status=Table.Status.CANCELLED, end_reason=EXPIRED, cancelled_at=now
             )
+            for table in tables:  # each called off after its commitment, in the public log
+                table.end_reason, table.cancelled_at = EXPIRED, now
+            commitments.write([commitments.cancelled(table) for table in tables])
             OutboxItem.objects.bulk_create(
                 outbox.item(notifications.NOTIFY, account=host, table_id=pk)
                 for pk, host in hosts.items()
@@ -868,6 +877,8 @@ def _record(
     )
     work = _store(table, state, now, acted=acted)
     table.save(update_fields=_ENDING_FIELDS)
+    if table.status == Table.Status.FINISHED:  # the game's end, in the public log
+        commitments.write([commitments.ended(table)])
     if items := [*work, *_ending_items(table)]:
         OutboxItem.objects.bulk_create(items)
 
@@ -1024,6 +1035,7 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
         _log(forfeits)
         _write_deadlines(changed)
         Table.objects.bulk_update(ended, _ENDING_FIELDS)
+        commitments.write([commitments.ended(table) for table in ended])
         OutboxItem.objects.bulk_create(items)
     return ended
 

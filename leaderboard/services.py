@@ -48,6 +48,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from accounts.rated_play import accounts, refusal
+from fairplay import commitments
 from games import outbox
 from games.catalogue import RULESETS
 from games.models import Move, Seat, Table
@@ -461,6 +462,7 @@ def void_tables(tables: QuerySet[Table], *, action: StaffAction) -> Voided:
         UnratedTable(table_id=pk, reason=UnratedTable.Reason.VOIDED, action=action)
         for pk, _, _ in chosen
     )
+    commitments.voided(pk for pk, _, _ in chosen)  # in the public commitment log
     rerated: dict[str, int] = {}
     players: set[int] = set()
     for game in games:

@@ -39,6 +39,8 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient
 
 from accounts.models import EmailVerification
+from fairplay import commitments, tlog
+from fairplay.models import LogEntry
 from games import notifications, outbox, services
 from games.models import Move, Seat, Table
 from games.rules.chance import SEED_BYTES, commitment
@@ -121,6 +123,15 @@ def open_table(creator: Any, seats: int = 2, **kwargs: Any) -> Table:
     return services.table_create(user=creator, seats=seats, **kwargs)
 
 
+def opened_as_it_now_is(table_id: int) -> None:
+    """After a test changed a table's seed or version before its deal: its commitment log
+    entry as if it had been opened so (the verifier checks the record against the log)."""
+    table = Table.objects.get(pk=table_id)
+    LogEntry.objects.filter(table=table_id, kind=tlog.CREATED).update(
+        data=commitments.created(table).data
+    )
+
+
 def started_table(*players: Any, seed: bytes | None = None, **kwargs: Any) -> Table:
     """A table with ``players`` in seat order; the first hand is dealt.
 
@@ -131,6 +142,7 @@ def started_table(*players: Any, seed: bytes | None = None, **kwargs: Any) -> Ta
     if seed is not None:
         seed = seed.ljust(SEED_BYTES, b".")
         Table.objects.filter(pk=table.pk).update(server_seed=seed, commitment=commitment(seed))
+        opened_as_it_now_is(table.pk)
     for player in players[1:]:
         services.table_join(table_id=table.pk, user=player)
     table.refresh_from_db()

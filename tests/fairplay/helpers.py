@@ -321,6 +321,8 @@ if __name__ == "__main__":
     print("```")
     print()
     print("```console")
-    print(f"$ python -m fairplay.verify example.json --key {signing_public_key_hex()}")
+    print(
+        f"$ python -m fairplay.verify example.json --without-log --key {signing_public_key_hex()}"
+    )
     print(verify(envelope, signing_key().public_key()).line())
     print("```")

@@ -461,3 +461,27 @@ def test_the_verify_page_names_the_key_that_signed_the_record_not_the_one_in_for
         assert f"--key {hex_of(key)}" in page
         assert key_id(key.public_key()) in page
     assert hex_of(old) not in Client().get(f"/tables/{after.pk}/verify/").content.decode()
+
+
+def test_the_command_that_signs_what_waits_says_when_this_key_may_not_sign(
+    use_key: UseKey, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, row = key_in_force()
+    call_command("revoke_signing_key", row.key_id, "--from", "now", "--reason", "leaked")
+    ended("alice", "bob")
+    with pytest.raises(CommandError, match=r"is revoked from .*\(0 records signed before\)"):
+        call_command("sign_records")
+    use_key(Ed25519PrivateKey.generate())  # configured, not used yet
+    call_command("signing_keys")
+    assert "not used yet: it takes over when it first signs" in capsys.readouterr().out
+
+
+def test_the_database_holds_at_most_one_key_in_force(use_key: UseKey) -> None:
+    from django.db import IntegrityError, transaction
+
+    key_in_force()
+    other = bytes(range(32))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        SigningKey.objects.create(
+            key_id=key_id(other), public_key=other.hex(), signed_from=timezone.now()
+        )

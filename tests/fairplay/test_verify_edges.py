@@ -94,10 +94,10 @@ def test_a_record_file_starting_with_a_utf8_byte_order_mark_is_read_and_verifies
     path = write_bytes(tmp_path, BOM + as_bytes(example))
     assert load_envelope(str(path)) == example
     assert verify(load_envelope(str(path))).table == 1
-    done = run_cli(str(path), "--key", signing_public_key_hex())
+    done = run_cli(str(path), "--key", signing_public_key_hex(), "--without-log")
     assert done.returncode == 0, said(done)
     assert done.stdout.decode().startswith("OK table 1: crazy-eights")
-    from_stdin = run_cli("-", stdin=BOM + as_bytes(example))
+    from_stdin = run_cli("-", "--without-log", stdin=BOM + as_bytes(example))
     assert from_stdin.returncode == 0, said(from_stdin)
     assert from_stdin.stdout.decode().startswith("OK table 1: crazy-eights")
 
@@ -296,7 +296,7 @@ def test_the_key_given_to_the_verifier_may_be_upper_case_hex(
     key_file.write_text(upper + "\n")
     path = str(write_bytes(tmp_path, as_bytes(example)))
     for key in (upper, str(key_file)):
-        done = run_cli(path, "--key", key)
+        done = run_cli(path, "--key", key, "--without-log")
         assert done.returncode == 0, said(done)
         assert done.stdout.decode().endswith("(pinned)\n")
 
@@ -322,10 +322,10 @@ def test_the_saved_answer_of_get_api_fairplay_key_is_accepted_as_the_key_file(
     ):
         saved.write_text(text)
         assert verify(example, load_public_key(str(saved))).pinned
-        assert main([path, "--key", str(saved)]) == 0
+        assert main([path, "--key", str(saved), "--without-log"]) == 0
         assert capsys.readouterr().out.endswith("(pinned)\n")
     saved.write_bytes(BOM + key_document().encode())
-    done = run_cli(path, "--key", str(saved))
+    done = run_cli(path, "--key", str(saved), "--without-log")
     assert done.returncode == 0, said(done)
     assert done.stdout.decode().endswith(
         f"signed by key {key_id(signing_key().public_key())} (pinned)\n"
@@ -438,7 +438,7 @@ def test_a_fault_of_the_verifier_itself_is_reported_as_cannot_judge(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    def broken(envelope: Any, public_key: Any = None) -> Any:
+    def broken(envelope: Any, public_key: Any = None, *args: Any, **options: Any) -> Any:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(verify_module, "verify", broken)

@@ -49,6 +49,7 @@ from tests.factories import (
     make_users,
     move,
     open_table,
+    opened_as_it_now_is,
     post_move,
     seat_clients,
     set_deadline,
@@ -586,6 +587,7 @@ def dodo_1_table(seed: bytes, options: dict[str, Any] | None = None) -> Table:
     Table.objects.filter(pk=table.pk).update(
         ruleset_version="dodo/1", options=old_options, server_seed=seed, commitment=commitment(seed)
     )
+    opened_as_it_now_is(table.pk)
     services.table_join(table_id=table.pk, user=bob)
     table.refresh_from_db()
     return table

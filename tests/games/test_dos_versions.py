@@ -23,6 +23,7 @@ from tests.factories import (
     get_view,
     make_users,
     open_table,
+    opened_as_it_now_is,
     post_move,
     replays_clean,
     seat_clients,
@@ -44,6 +45,7 @@ def dos_table(version: str, seed: bytes, options: dict[str, Any] | None = None) 
     Table.objects.filter(pk=table.pk).update(
         ruleset_version=version, server_seed=seed, commitment=commitment(seed)
     )
+    opened_as_it_now_is(table.pk)
     services.table_join(table_id=table.pk, user=bob)
     table.refresh_from_db()
     return table

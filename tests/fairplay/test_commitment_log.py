@@ -1,0 +1,321 @@
+"""The commitment log on the server: entries written with their events, one sequencer, the API,
+the record's transparency section as the verifier checks it, and the log's page."""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from fairplay import commitments, tlog
+from fairplay.keys import signing_key
+from fairplay.models import LogEntry, LogNode
+from fairplay.services import InvalidEntropy
+from fairplay.signing import VerificationError, public_key_bytes
+from fairplay.verify import main, verify
+from games import services
+from games.models import Table
+from leaderboard.staff import void_table
+from tests.factories import (
+    body,
+    client_for,
+    finished_table,
+    make_users,
+    open_table,
+    started_table,
+    table_url,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def kinds(table: Table) -> list[str]:
+    return list(
+        LogEntry.objects.filter(table=table.pk).order_by("id").values_list("kind", flat=True)
+    )
+
+
+def entries_of(table: Table) -> list[dict[str, Any]]:
+    rows = LogEntry.objects.filter(table=table.pk).order_by("id")
+    return [json.loads(data) for data in rows.values_list("data", flat=True)]
+
+
+def record_of(table: Table) -> dict[str, Any]:
+    return body(client_for().get(table_url(table.pk, "record")))
+
+
+def public_key() -> Any:
+    return signing_key().public_key()
+
+
+# -- entries, written with their events --------------------------------------------
+
+
+def test_a_table_is_logged_when_opened_dealt_and_ended() -> None:
+    alice, bob = make_users("alice", "bob")
+    table = finished_table(alice, bob)
+    assert kinds(table) == ["created", "dealt", "abandoned"]
+    created, dealt, ended = entries_of(table)
+    assert created == {
+        "kind": "created",
+        "table": table.pk,
+        "game": table.game,
+        "ruleset_version": table.ruleset_version,
+        "commitment": table.commitment,
+        "at": created["at"],
+    }
+    assert dealt["receipts"] == [shown["receipt"] for shown in table.receipts]
+    assert ended["result"] == table.result and ended["result"]["reason"] == "resigned"
+
+
+def test_a_cancelled_an_expired_and_a_timed_out_table_are_logged_as_they_ended() -> None:
+    alice, bob, carol = make_users("alice", "bob", "carol")
+    cancelled = open_table(alice)
+    services.table_cancel(table_id=cancelled.pk, user=alice)
+    expired = open_table(bob)
+    services.expire_open_tables(now=timezone.now() + timedelta(days=60))
+    late = started_table(carol, alice)
+    services.sweep_deadlines(now=timezone.now() + timedelta(days=60))
+    assert kinds(cancelled) == ["created", "cancelled"]
+    assert entries_of(cancelled)[1]["reason"] == "cancelled"
+    assert kinds(expired) == ["created", "cancelled"]
+    assert entries_of(expired)[1]["reason"] == "expired"
+    assert kinds(late) == ["created", "dealt", "abandoned"]
+    assert entries_of(late)[2]["result"]["reason"] == "timeout"
+
+
+def test_a_table_voided_by_staff_is_logged_voided() -> None:
+    alice, bob, staff = make_users("alice", "bob", "staff")
+    staff.is_staff = True
+    staff.save(update_fields=["is_staff"])
+    table = finished_table(alice, bob)
+    void_table(staff=staff, table_id=table.pk, reason="a farmed game")
+    assert kinds(table) == ["created", "dealt", "abandoned", "voided"]
+    summary = verify(record_of(table), public_key(), require_log=True)
+    assert summary.in_log is not None and summary.in_log.voided
+
+
+def test_a_create_rolled_back_writes_no_entry() -> None:
+    (alice,) = make_users("alice")
+    before = LogEntry.objects.count()
+    with pytest.raises(InvalidEntropy):  # refused after the table's row was written
+        open_table(alice, entropy="00")
+    assert LogEntry.objects.count() == before
+    assert not Table.objects.exists()
+
+
+# -- the sequencer -------------------------------------------------------------------
+
+
+def test_the_sequencer_makes_the_tree_of_the_entries_in_the_order_written() -> None:
+    for name in ("alice", "bob", "carol"):
+        (user,) = make_users(name)
+        open_table(user)
+    assert commitments.sequence() == 3
+    rows = list(LogEntry.objects.order_by("index").values_list("index", "data"))
+    assert [index for index, _ in rows] == list(range(len(rows)))
+    head = commitments.latest()
+    root = tlog.root_of([tlog.leaf_hash(data.encode()) for _, data in rows])
+    checkpoint = tlog.open_checkpoint(head.checkpoint, public_key_bytes(public_key()))
+    assert (checkpoint.size, checkpoint.root) == (len(rows), root)
+    assert LogNode.objects.count() == 2 * len(rows) - bin(len(rows)).count("1")
+    assert commitments.sequence() == 0  # nothing waits: nothing changes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_sequencers_at_once_make_one_tree() -> None:
+    users = make_users(*(f"player{n}" for n in range(12)))
+    for user in users:
+        open_table(user)
+    barrier = threading.Barrier(2)
+    done: list[int] = []
+
+    def run() -> None:
+        try:
+            barrier.wait()
+            done.append(commitments.sequence(batch=5))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sum(done) == 12
+    rows = list(LogEntry.objects.order_by("index").values_list("index", "data"))
+    assert [index for index, _ in rows] == list(range(12))
+    tree = tlog.MemoryTree()
+    tree.extend(tlog.leaf_hash(data.encode()) for _, data in rows)
+    stored = {
+        (level, index): bytes(value)
+        for level, index, value in LogNode.objects.values_list("level", "index", "hash")
+    }
+    assert stored == tree.nodes
+    assert (
+        tlog.open_checkpoint(commitments.latest().checkpoint, public_key_bytes(public_key())).root
+        == tree.root()
+    )
+
+
+# -- the API --------------------------------------------------------------------------
+
+
+def test_the_checkpoint_and_the_proofs_are_served_and_hold() -> None:
+    for name in ("alice", "bob", "carol", "dave", "erin"):
+        (user,) = make_users(name)
+        open_table(user)
+    response = client_for().get("/api/fairplay/log/checkpoint")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/plain; charset=utf-8"
+    checkpoint = tlog.open_checkpoint(response.content.decode(), public_key_bytes(public_key()))
+    assert checkpoint.size == 5
+    page = body(client_for().get("/api/fairplay/log/entries/", {"start": 0, "end": 5}))
+    leaves = [tlog.leaf_hash(tlog.entry_bytes(item["entry"])) for item in page["entries"]]
+    assert tlog.root_of(leaves) == checkpoint.root
+    proof = body(client_for().get("/api/fairplay/log/inclusion/", {"index": 3, "size": 5}))
+    tlog.verify_inclusion(
+        leaves[3], 3, 5, [bytes.fromhex(h) for h in proof["proof"]], checkpoint.root
+    )
+    growth = body(client_for().get("/api/fairplay/log/consistency/", {"old": 2, "new": 5}))
+    assert growth["old"] == 2 and growth["new"] == 5
+    proof_hashes = [bytes.fromhex(h) for h in growth["proof"]]
+    tlog.verify_consistency(2, 5, tlog.root_of(leaves[:2]), checkpoint.root, proof_hashes)
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "status", "code"),
+    [
+        ("inclusion", {}, 400, "invalid_log_request"),
+        ("inclusion", {"index": "x", "size": 1}, 400, "invalid_log_request"),
+        ("inclusion", {"index": -1, "size": 1}, 400, "invalid_log_request"),
+        ("inclusion", {"index": 0, "size": "9" * 40}, 400, "invalid_log_request"),
+        ("inclusion", {"index": 0, "size": 2**53}, 400, "invalid_log_request"),
+        ("entries", {"start": "1.5", "end": 2}, 400, "invalid_log_request"),
+        ("inclusion", {"index": 1, "size": 1}, 404, "not_in_log"),
+        ("inclusion", {"index": 0, "size": 99}, 404, "beyond_log"),
+        ("consistency", {"old": 2, "new": 1}, 404, "not_in_log"),
+        ("consistency", {"old": 1, "new": 99}, 404, "beyond_log"),
+        ("entries", {"start": 2, "end": 1}, 404, "not_in_log"),
+        ("entries", {"start": 0, "end": 200}, 404, "beyond_log"),
+    ],
+)
+def test_a_bad_size_or_index_is_refused_with_a_code(
+    path: str, query: dict[str, Any], status: int, code: str
+) -> None:
+    (alice,) = make_users("alice")
+    open_table(alice)
+    open_table(alice)
+    response = client_for().get(f"/api/fairplay/log/{path}/", query)
+    assert response.status_code == status, response.content
+    assert body(response)["code"] == code
+
+
+def test_at_most_a_hundred_entries_a_page() -> None:
+    users = make_users(*(f"p{n}" for n in range(51)))
+    for user in users:
+        open_table(user)
+        open_table(user)
+    commitments.sequence()
+    page = body(client_for().get("/api/fairplay/log/entries/", {"start": 1, "end": 102}))
+    assert (page["start"], page["end"], len(page["entries"])) == (1, 101, 100)
+    assert [item["index"] for item in page["entries"]] == list(range(1, 101))
+
+
+# -- the record's transparency section ---------------------------------------------
+
+
+def test_a_finished_games_record_proves_its_table_in_the_log() -> None:
+    alice, bob = make_users("alice", "bob")
+    table = finished_table(alice, bob)
+    envelope = record_of(table)
+    assert [item["entry"]["kind"] for item in envelope["transparency"]["entries"]] == [
+        "created",
+        "dealt",
+        "abandoned",
+    ]
+    summary = verify(envelope, public_key(), require_log=True)
+    assert summary.in_log is not None
+    assert summary.in_log.indexes == tuple(
+        item["index"] for item in envelope["transparency"]["entries"]
+    )
+    assert ", in the commitment log " in summary.line()
+
+
+def test_a_record_whose_table_was_dropped_from_the_log_is_refused() -> None:
+    alice, bob = make_users("alice", "bob")
+    table = finished_table(alice, bob)
+    LogEntry.objects.filter(table=table.pk).delete()  # a server that kept it out of the log
+    with pytest.raises(VerificationError, match="0 created entries in the commitment log"):
+        verify(record_of(table), public_key(), require_log=True)
+
+
+def test_a_record_whose_deal_or_end_was_dropped_or_changed_is_refused() -> None:
+    alice, bob = make_users("alice", "bob")
+    table = finished_table(alice, bob)
+    envelope = record_of(table)
+    dropped = {
+        **envelope,
+        "transparency": {
+            **envelope["transparency"],
+            "entries": envelope["transparency"]["entries"][::2],
+        },
+    }
+    with pytest.raises(VerificationError, match="0 dealt entries"):
+        verify(dropped, public_key(), require_log=True)
+    changed = json.loads(json.dumps(envelope))
+    changed["transparency"]["entries"][2]["entry"]["result"]["places"] = [2, 1]
+    with pytest.raises(VerificationError, match="inclusion proof leads to another root"):
+        verify(changed, public_key(), require_log=True)
+    other = json.loads(json.dumps(envelope))
+    other["transparency"]["checkpoint"] = other["transparency"]["checkpoint"].replace(
+        "\n", "\n1", 1
+    )
+    with pytest.raises(VerificationError):
+        verify(other, public_key(), require_log=True)
+
+
+def test_the_command_line_fails_a_record_without_the_log_unless_told_it_predates_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    alice, bob = make_users("alice", "bob")
+    envelope = record_of(finished_table(alice, bob))
+    bare = {name: value for name, value in envelope.items() if name != "transparency"}
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(bare))
+    key = public_key_bytes(public_key()).hex()
+    assert main([str(path), "--key", key]) == 1
+    assert "the record carries no transparency section" in capsys.readouterr().err
+    assert main([str(path), "--key", key, "--without-log"]) == 0
+    assert ", commitment log not checked, signed by key " in capsys.readouterr().out
+    path.write_text(json.dumps(envelope))
+    assert main([str(path), "--key", key]) == 0
+    assert ", in the commitment log " in capsys.readouterr().out
+
+
+# -- the page ----------------------------------------------------------------------
+
+
+def test_the_log_page_shows_the_checkpoint_and_each_days_counts(
+    django_assert_max_num_queries: Any,
+) -> None:
+    alice, bob, carol = make_users("alice", "bob", "carol")
+    started_table(alice, bob)
+    cancelled = open_table(carol)
+    services.table_cancel(table_id=cancelled.pk, user=carol)
+    commitments.sequence()
+    days = commitments.daily(3)
+    assert days[0] == {"day": timezone.now().date(), "opened": 2, "dealt": 1, "cancelled": 1}
+    assert [day["opened"] for day in days[1:]] == [0, 0]
+    with django_assert_max_num_queries(3):  # the head, the day's counts, the key
+        response = client_for().get("/fairplay/log/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert commitments.latest().checkpoint.splitlines()[2] in html
+    assert "2 opened" in html and "1 dealt" in html and "1 cancelled" in html
