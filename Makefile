@@ -42,6 +42,13 @@ test: install typecheck
 worker: install
 	$(BIN)/celery -A config worker --beat --loglevel=INFO
 
+# The stand-alone verifier as a wheel of its own, fairdeal-verify (verifier/pyproject.toml),
+# built from the repository's source files into verifier/dist/ (docs/fairplay.md, section 14).
+.PHONY: verifier
+verifier: install
+	$(BIN)/python -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir verifier/dist ./verifier
+	@ls -l verifier/dist/fairdeal_verify-*.whl
+
 lint: install typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

@@ -84,7 +84,7 @@ from fairplay.signing import (
     load_public_key,
     public_key_bytes,
 )
-from games.catalogue import RULESETS, VERSIONS
+from games.catalogue import rulesets
 from games.rules.base import (
     FORFEIT_REASONS,
     RESIGNED,
@@ -268,23 +268,26 @@ def _check_versions(record: dict[str, Any]) -> Ruleset:
             raise CannotJudge(
                 f"this record is {what} {value}; this verifier knows {', '.join(known)}"
             )
+    # Each game's versions, from its own rules module (games.catalogue.rulesets).
+    versions = rulesets.discover()
+    games = sorted({ruleset.id for ruleset in versions.values()})
     game = record.get("game")
-    if not isinstance(game, str) or game not in RULESETS:
+    if not isinstance(game, str) or game not in games:
         raise CannotJudge(
-            f"this record is of the game {game!r}; this verifier knows {', '.join(RULESETS)}"
+            f"this record is of the game {game!r}; this verifier knows {', '.join(games)}"
         )
     version = record.get("ruleset_version")
     if not isinstance(version, str):
         raise CannotJudge("this is not a Fairdeal record: it names no ruleset_version")
     # Every version this verifier knows replays under its own rules: a record made
     # before a game's rules changed still verifies as the table played it.
-    known_versions = [v for v, ruleset in VERSIONS.items() if ruleset.id == game]
+    known_versions = [v for v, ruleset in versions.items() if ruleset.id == game]
     if version not in known_versions:
         raise CannotJudge(
             f"this record was made under {version}; this verifier knows "
             f"{', '.join(sorted(known_versions))}"
         )
-    return VERSIONS[version]
+    return versions[version]
 
 
 def _check_fields(record: dict[str, Any], ruleset: Ruleset) -> None:
@@ -868,9 +871,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(CannotJudge.exit_code, f"{CannotJudge.word}: {message}\n")
 
 
+def _program() -> str:
+    """The command as it was called, for its usage line: the wheel's ``fairdeal-verify``
+    (verifier/pyproject.toml), or this module."""
+    if Path(sys.argv[0]).name == "fairdeal-verify":
+        return "fairdeal-verify"
+    return "python -m fairplay.verify"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _Parser(
-        prog="python -m fairplay.verify",
+        prog=_program(),
         description="Check a signed Fairdeal record: signature, seed, every card and action, result.",
     )
     parser.add_argument("record", help="the signed record, a JSON file (- for standard input)")

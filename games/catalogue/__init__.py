@@ -17,8 +17,6 @@ from __future__ import annotations
 from games.catalogue import crazy_8, crazy_eights, dingo, dodo, dos
 from games.catalogue.registry import (
     GAMES,
-    RULESETS,
-    VERSIONS,
     Game,
     UnknownGame,
     find_game,
@@ -26,6 +24,7 @@ from games.catalogue.registry import (
     register,
     unregister,
 )
+from games.catalogue.rulesets import RULESETS, VERSIONS
 
 BUILT_IN = (crazy_eights, crazy_8, dodo, dingo, dos)
 

@@ -18,6 +18,7 @@ from typing import Any
 from games.bots import LEVELS
 from games.bots.policy import Policy
 from games.catalogue.presentation import Presentation
+from games.catalogue.rulesets import VERSIONS, add, remove
 from games.rules.base import RulesError, Ruleset
 
 
@@ -85,10 +86,9 @@ class Game:
 
 
 GAMES: dict[str, Game] = {}
-# The current ruleset of each game, by id, and every version ever published, by its
-# name (``dodo/1``): kept by ``register`` and ``unregister``, never written elsewhere.
-RULESETS: dict[str, Ruleset] = {}
-VERSIONS: dict[str, Ruleset] = {}
+# RULESETS and VERSIONS, the current ruleset of each game by id and every version ever
+# published by its name (``dodo/1``), are games.catalogue.rulesets's: ``register`` and
+# ``unregister`` keep them, and the stand-alone verifier fills them from the rules alone.
 
 
 def register(game: Game) -> Game:
@@ -96,12 +96,11 @@ def register(game: Game) -> Game:
     if game.id in GAMES:
         raise ValueError(f"there is a game {game.id} already")
     for ruleset in game.versions:
-        if ruleset.id != game.id or ruleset.version in VERSIONS:
+        if ruleset.id != game.id or VERSIONS.get(ruleset.version, ruleset) is not ruleset:
             raise ValueError(f"{ruleset.version} cannot be a version of {game.id}")
     _check_formats(game)
+    add(game.versions)
     GAMES[game.id] = game
-    RULESETS[game.id] = game.ruleset
-    VERSIONS.update((ruleset.version, ruleset) for ruleset in game.versions)
     return game
 
 
@@ -119,10 +118,8 @@ def _check_formats(game: Game) -> None:
 
 def unregister(game_id: str) -> None:
     """Take a game out of the catalogue again (a test's own game, once the test is done)."""
-    game = GAMES.pop(game_id)
-    del RULESETS[game_id]
-    for ruleset in game.versions:
-        del VERSIONS[ruleset.version]
+    GAMES.pop(game_id)
+    remove(game_id)
 
 
 def find_game(game_id: object) -> Game:

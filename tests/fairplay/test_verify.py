@@ -731,7 +731,12 @@ def test_an_unknown_ruleset_version_is_refused_not_judged(
             "fairdeal-derivation/9",
             "this record is made with the seed derivation fairdeal-derivation/9",
         ),
-        ("game", "uno", "this record is of the game 'uno'; this verifier knows crazy-eights"),
+        (
+            "game",
+            "uno",
+            "this record is of the game 'uno'; this verifier knows crazy-8, crazy-eights, dingo, "
+            "dodo, dos",
+        ),
     ],
 )
 def test_unknown_versions_and_games_cannot_be_judged(

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from games.catalogue.crazy_8.bot import POLICY
-from games.catalogue.crazy_8.rules import Crazy8, Crazy8v2, Crazy8v3
+from games.catalogue.crazy_8.rules import RULESETS
 from games.catalogue.crazy_8.table import PRESENTATION
 from games.catalogue.registry import Format, Game, register
 
 GAME = register(
     Game(
-        ruleset=Crazy8(),
-        older=(Crazy8v3(), Crazy8v2()),
+        ruleset=RULESETS[0],
+        older=RULESETS[1:],
         presentation=PRESENTATION,
         rules_page=Path(__file__).with_name("rules.md"),
         bot=POLICY,

@@ -92,6 +92,7 @@ from games.rules.base import (
     Field,
     InvalidOptions,
     Option,
+    Ruleset,
     Saved,
     announcing,
     is_suit,
@@ -545,4 +546,10 @@ class Crazy8v2(Crazy8v3):
     options = tuple(option for option in Crazy8v3.options if option.name != "reverse_skips_at_two")
 
 
-__all__ = ["Crazy8", "Crazy8State", "Crazy8v2", "Crazy8v2State", "Crazy8v3"]
+# Every version of Crazy 8 a table, and so a record, may be made under, the current one
+# first: its package registers them (``__init__``), and the stand-alone verifier finds them
+# here (games.catalogue.rulesets), without the game's bot or its look.
+RULESETS: tuple[Ruleset, ...] = (Crazy8(), Crazy8v3(), Crazy8v2())
+
+
+__all__ = ["RULESETS", "Crazy8", "Crazy8State", "Crazy8v2", "Crazy8v2State", "Crazy8v3"]

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from games.catalogue.crazy_eights.bot import POLICY
-from games.catalogue.crazy_eights.rules import CrazyEights, CrazyEights1
+from games.catalogue.crazy_eights.rules import RULESETS
 from games.catalogue.crazy_eights.table import PRESENTATION
 from games.catalogue.registry import Format, Game, register
 
 GAME = register(
     Game(
-        ruleset=CrazyEights(),
-        older=(CrazyEights1(),),
+        ruleset=RULESETS[0],
+        older=RULESETS[1:],
         presentation=PRESENTATION,
         rules_page=Path(__file__).with_name("rules.md"),
         bot=POLICY,

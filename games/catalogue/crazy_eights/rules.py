@@ -799,4 +799,18 @@ class CrazyEights1(CrazyEights):
         return 50 * seats
 
 
-__all__ = ["CrazyEights", "CrazyEights1", "EightsState", "card_value", "hand_value", "sort_hand"]
+# Every version of Crazy Eights a table, and so a record, may be made under, the current one
+# first: its package registers them (``__init__``), and the stand-alone verifier finds them
+# here (games.catalogue.rulesets), without the game's bot or its look.
+RULESETS: tuple[Ruleset, ...] = (CrazyEights(), CrazyEights1())
+
+
+__all__ = [
+    "RULESETS",
+    "CrazyEights",
+    "CrazyEights1",
+    "EightsState",
+    "card_value",
+    "hand_value",
+    "sort_hand",
+]

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from games.catalogue.dingo.bot import POLICY
-from games.catalogue.dingo.rules import Dingo
+from games.catalogue.dingo.rules import RULESETS
 from games.catalogue.dingo.table import PRESENTATION
 from games.catalogue.registry import Format, Game, register
 
 GAME = register(
     Game(
-        ruleset=Dingo(),
+        ruleset=RULESETS[0],
+        older=RULESETS[1:],
         presentation=PRESENTATION,
         rules_page=Path(__file__).with_name("rules.md"),
         bot=POLICY,

@@ -816,9 +816,16 @@ def _hunted_words(event: Mapping[str, Any], names: Names) -> str:
     return "; ".join(parts)
 
 
+# Every version of Dingo a table, and so a record, may be made under, the current one
+# first: its package registers them (``__init__``), and the stand-alone verifier finds them
+# here (games.catalogue.rulesets), without the game's bot or its look.
+RULESETS: tuple[Ruleset, ...] = (Dingo(),)
+
+
 __all__ = [
     "PACK",
     "RABBITS",
+    "RULESETS",
     "Dingo",
     "DingoState",
     "hand_order",

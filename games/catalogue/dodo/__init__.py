@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from games.catalogue.dodo.bot import POLICY
-from games.catalogue.dodo.rules import Dodo, Dodo1
+from games.catalogue.dodo.rules import RULESETS
 from games.catalogue.dodo.table import PRESENTATION
 from games.catalogue.registry import Format, Game, register
 
 GAME = register(
     Game(
-        ruleset=Dodo(),
-        older=(Dodo1(),),
+        ruleset=RULESETS[0],
+        older=RULESETS[1:],
         presentation=PRESENTATION,
         rules_page=Path(__file__).with_name("rules.md"),
         bot=POLICY,

@@ -97,6 +97,7 @@ from games.rules.base import (
     ListedAction,
     ListedCards,
     Option,
+    Ruleset,
     Saved,
     announcing,
     is_cards,
@@ -899,4 +900,10 @@ def sub_multisets(cards: list[T]) -> list[list[T]]:
     return selections
 
 
-__all__ = ["BLACK_QUEENS", "Dodo", "Dodo1", "Dodo1State", "DodoState", "deal_scores"]
+# Every version of Dodo a table, and so a record, may be made under, the current one
+# first: its package registers them (``__init__``), and the stand-alone verifier finds them
+# here (games.catalogue.rulesets), without the game's bot or its look.
+RULESETS: tuple[Ruleset, ...] = (Dodo(), Dodo1())
+
+
+__all__ = ["BLACK_QUEENS", "RULESETS", "Dodo", "Dodo1", "Dodo1State", "DodoState", "deal_scores"]

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from games.catalogue.dos.bot import POLICY
-from games.catalogue.dos.rules import Dos, Dos1
+from games.catalogue.dos.rules import RULESETS
 from games.catalogue.dos.table import PRESENTATION
 from games.catalogue.registry import Format, Game, register
 
 GAME = register(
     Game(
-        ruleset=Dos(),
-        older=(Dos1(),),
+        ruleset=RULESETS[0],
+        older=RULESETS[1:],
         presentation=PRESENTATION,
         rules_page=Path(__file__).with_name("rules.md"),
         bot=POLICY,

@@ -1045,8 +1045,15 @@ class Dos1(Dos):
     state_class = DosState1
 
 
+# Every version of DOS a table, and so a record, may be made under, the current one
+# first: its package registers them (``__init__``), and the stand-alone verifier finds them
+# here (games.catalogue.rulesets), without the game's bot or its look.
+RULESETS: tuple[Ruleset, ...] = (Dos(), Dos1())
+
+
 __all__ = [
     "PACK",
+    "RULESETS",
     "TOKENS",
     "Dos",
     "Dos1",

@@ -1,0 +1,396 @@
+"""The verifier as a package of its own: built, installed where there is no Django, and run.
+
+``verifier/`` builds the wheel ``fairdeal-verify`` from the repository's own source
+files (``make verifier``). Here the wheel is built, installed with its one dependency
+(rfc8785) into a fresh virtual environment that has neither Django nor
+``cryptography``, and run, away from the repository, on the spec's example record, on
+the corpus (every game and every rules version, ``tests/fairplay/corpus``), on fresh
+records of every rules version and on tampered copies of them: it says OK where
+``python -m fairplay.verify`` does, and fails with the same first discrepancy where
+it fails. A module the verifier needs and the wheel lacks fails these tests.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import importlib
+import json
+import random
+import re
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable
+from importlib.metadata import version as installed_version
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from games.catalogue import BUILT_IN
+from tests.fairplay.helpers import (
+    Timing,
+    doc_match,
+    play_record,
+    resign,
+    seat_list,
+    signing_public_key_hex,
+)
+from tests.fairplay.make_corpus import CORPUS
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+DOC = REPO / "docs" / "fairplay.md"
+# Runs fairplay.verify's main, the command's own function, on many command lines in one
+# process (one interpreter start for them all): each line's exit status and output.
+DRIVER = """
+import contextlib, io, json, sys
+import fairplay.verify
+results = []
+for argv in json.load(sys.stdin):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = fairplay.verify.main(argv)
+    results.append([code, out.getvalue(), err.getvalue()])
+json.dump({"results": results, "file": fairplay.verify.__file__}, sys.stdout)
+"""
+
+Outcome = tuple[int, str, str]
+
+
+def run(*command: str | Path, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [str(part) for part in command],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        **kwargs,
+    )
+    assert done.returncode == 0, f"{command}: {done.stderr}"
+    return done
+
+
+class Installed:
+    """The wheel, and a fresh virtual environment it is installed in (and nothing else)."""
+
+    def __init__(self, work: Path) -> None:
+        dist = work / "dist"
+        run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+            "--quiet", "-w", dist, REPO / "verifier")  # fmt: skip
+        (self.wheel,) = dist.glob("fairdeal_verify-*.whl")
+        # Its one dependency, the very version the server uses, as a wheel (the pip cache
+        # serves it after the first time).
+        run(sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+            "--quiet", "-d", dist, f"rfc8785=={installed_version('rfc8785')}")  # fmt: skip
+        self.venv = work / "venv"
+        run(sys.executable, "-m", "venv", "--without-pip", self.venv)
+        self.python = self.venv / "bin" / "python"
+        run(sys.executable, "-m", "pip", "--python", self.python, "install", "--no-index",
+            "--find-links", dist, "--quiet", self.wheel)  # fmt: skip
+        self.home = work / "elsewhere"  # no repository here to import from by mistake
+        self.home.mkdir()
+
+    def run(self, *command: str | Path, stdin: str | None = None) -> Outcome:
+        done = subprocess.run(
+            [str(part) for part in command],
+            cwd=self.home,
+            env={"PATH": str(self.venv / "bin")},
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        return done.returncode, done.stdout, done.stderr
+
+    def python_says(self, script: str) -> Any:
+        code, out, err = self.run(self.python, "-c", script)
+        assert code == 0, err
+        return json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    return Installed(tmp_path_factory.mktemp("verifier"))
+
+
+def verdicts(python: str | Path, argvs: list[list[str]], *, repository: bool) -> list[Outcome]:
+    """Each command line's exit status, standard output and error, through fairplay.verify's
+    main: the installed wheel's (run away from the repository), or the repository's."""
+    done = subprocess.run(
+        [str(python), "-c", DRIVER],
+        cwd=REPO if repository else Path(python).parent,
+        env={"PYTHONPATH": str(REPO), "PATH": ""} if repository else {"PATH": ""},
+        input=json.dumps(argvs),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    inside = Path(answer["file"]).is_relative_to(REPO)
+    assert inside == repository, answer["file"]
+    return [tuple(result) for result in answer["results"]]  # type: ignore[misc]
+
+
+# -- the spec's example --------------------------------------------------------
+
+
+def doc_example() -> tuple[dict[str, Any], list[str], str]:
+    """The record of docs/fairplay.md section 15, the command line it is shown checked
+    with (after the file's name), and the line that command prints."""
+    text = DOC.read_text(encoding="utf-8")
+    (block,) = re.findall(r"^```record\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
+    console = next(
+        block
+        for block in re.findall(r"^```console\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
+        if "python -m fairplay.verify example.json" in block
+    )
+    command, line = console.strip().splitlines()
+    arguments = command.split("python -m fairplay.verify example.json", 1)[1].split()
+    return json.loads(block), arguments, line
+
+
+def flags() -> list[str]:
+    """The options the spec's example is checked with, but its key (see doc_example)."""
+    _, arguments, _ = doc_example()
+    where = arguments.index("--key")
+    return arguments[:where] + arguments[where + 2 :]
+
+
+def test_the_wheel_is_pure_python_and_holds_the_verifier_and_the_rules_alone(
+    installed: Installed,
+) -> None:
+    assert installed.wheel.name.endswith("-py3-none-any.whl")
+    names = zipfile.ZipFile(installed.wheel).namelist()
+    code = [name for name in names if ".dist-info/" not in name]
+    assert all(name.endswith(".py") for name in code)
+    assert {
+        "fairplay/verify.py",
+        "fairplay/signing.py",
+        "fairplay/ed25519.py",
+        "games/rules/base.py",
+        "games/catalogue/rulesets.py",
+    } <= set(code)
+    for module in BUILT_IN:
+        assert module.__name__.replace(".", "/") + "/rules.py" in code
+    # Nothing of the server: no Django app, no bot, no look, no registry of games.
+    for name in code:
+        assert not re.search(r"(models|views|services|apps|keys|private_keys)\.py$", name), name
+        assert not re.search(r"/(bots|migrations|management)/|registry|presentation", name), name
+        assert not name.endswith(("bot.py", "table.py")), name
+    assert "games/catalogue/__init__.py" not in code
+    entry_points = next(name for name in names if name.endswith("entry_points.txt"))
+    assert "fairdeal-verify = fairplay.verify:main" in zipfile.ZipFile(installed.wheel).read(
+        entry_points
+    ).decode("utf-8")
+
+
+def test_the_fresh_environment_has_neither_django_nor_cryptography(installed: Installed) -> None:
+    found = installed.python_says(
+        "import importlib.util, json, sys\n"
+        "print(json.dumps({name: importlib.util.find_spec(name) is not None\n"
+        "    for name in ('django', 'cryptography', 'rfc8785', 'fairplay', 'games.bots')}))\n"
+    )
+    assert found == {
+        "django": False,
+        "cryptography": False,
+        "rfc8785": True,
+        "fairplay": True,
+        "games.bots": False,
+    }
+    code, _, err = installed.run(installed.python, "-c", "import django")
+    assert code == 1 and "No module named 'django'" in err
+
+
+def test_the_installed_verifier_knows_every_rules_version_the_server_registers(
+    installed: Installed,
+) -> None:
+    # Each game declares its versions once, in its rules module; the server registers
+    # those very rulesets, and the verifier finds them without the registry.
+    server = set()
+    for module in BUILT_IN:
+        declared = importlib.import_module(f"{module.__name__}.rules").RULESETS
+        assert declared == module.GAME.versions
+        assert all(a is b for a, b in zip(declared, module.GAME.versions, strict=True))
+        server |= {ruleset.version for ruleset in declared}
+    known = installed.python_says(
+        "import json, sys\n"
+        "from games.catalogue import rulesets\n"
+        "versions = sorted(rulesets.discover())\n"
+        "assert not any(name.split('.')[0] in ('django', 'cryptography') for name in sys.modules)\n"
+        "print(json.dumps(versions))\n"
+    )
+    assert set(known) == server
+
+
+def test_fairdeal_verify_checks_the_spec_s_example_as_the_spec_shows(
+    installed: Installed, tmp_path: Path
+) -> None:
+    envelope, arguments, line = doc_example()
+    path = tmp_path / "example.json"
+    path.write_text(json.dumps(envelope), encoding="utf-8")
+    assert installed.run("fairdeal-verify", path, *arguments) == (0, line + "\n", "")
+    # And from standard input, as "-".
+    assert installed.run("fairdeal-verify", "-", *arguments, stdin=path.read_text()) == (
+        0,
+        line + "\n",
+        "",
+    )
+    # The example as the helpers make it again is the same record.
+    assert doc_match()["record"] == envelope["record"]
+
+
+def test_fairdeal_verify_fails_a_tampered_example_with_the_repository_s_words(
+    installed: Installed, tmp_path: Path
+) -> None:
+    envelope, arguments, _ = doc_example()
+    for number, tamper in enumerate(TAMPERINGS):
+        path = tmp_path / f"tampered-{number}.json"
+        path.write_text(json.dumps(tamper(envelope)), encoding="utf-8")
+        ours = installed.run("fairdeal-verify", path, *arguments)
+        theirs = subprocess.run(
+            [sys.executable, "-m", "fairplay.verify", str(path), *arguments],
+            cwd=REPO,
+            env={"PYTHONPATH": str(REPO), "PATH": ""},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert ours == (theirs.returncode, theirs.stdout, theirs.stderr)
+        assert ours[0] == 1 and ours[2].startswith("FAILED: ")
+
+
+# -- every game and every rules version ----------------------------------------
+
+
+def _first_chance_card(record: dict[str, Any]) -> None:
+    """Swap two cards of the first chance event (the deal), then sign again."""
+    for entry in record["log"]:
+        for event in entry["events"]:
+            outcome = event.get("chance", {}).get("outcome")
+            if isinstance(outcome, list) and len(outcome) > 1:
+                position = next(
+                    (i for i in range(1, len(outcome)) if outcome[i] != outcome[0]), None
+                )
+                if position is not None:
+                    outcome[0], outcome[position] = outcome[position], outcome[0]
+                    return
+    raise AssertionError("no chance event with two cards")
+
+
+def _resigned(change: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], Any]:
+    def tamper(envelope: dict[str, Any]) -> dict[str, Any]:
+        tampered = copy.deepcopy(envelope)
+        change(tampered["record"])
+        return resign(tampered)
+
+    return tamper
+
+
+def _unsigned(change: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], Any]:
+    def tamper(envelope: dict[str, Any]) -> dict[str, Any]:
+        tampered = copy.deepcopy(envelope)
+        change(tampered["record"])
+        return tampered
+
+    return tamper
+
+
+TAMPERINGS: list[Callable[[dict[str, Any]], dict[str, Any]]] = [
+    _resigned(_first_chance_card),  # a card dealt otherwise, signed again
+    _resigned(lambda record: record["result"]["places"].__setitem__(0, 9)),  # another result
+    _resigned(lambda record: record["log"].pop()),  # the last step left out
+    _resigned(lambda record: record.update(server_seed="00" * 32)),  # not the committed seed
+    _unsigned(lambda record: record.update(table=record["table"] + 1)),  # the signature breaks
+]
+
+
+def fresh_records() -> list[dict[str, Any]]:
+    """One new record of each rules version (played now, by the engine as it is now), with
+    calls out of turn where the game has them, and two of format 2 (a time control)."""
+    records = []
+    versions = sorted(
+        {
+            ruleset.version: ruleset for module in BUILT_IN for ruleset in module.GAME.versions
+        }.items()
+    )
+    for number, (version, ruleset) in enumerate(versions):
+        rng = random.Random(f"verifier package {version}")
+        seats = ruleset.min_seats
+        timing = Timing(deadline_seconds=3600, reserve_seconds=600) if number % 5 == 0 else None
+        records.append(
+            play_record(
+                table=5000 + number,
+                seats=seat_list(seats, bots=[seats - 1]),
+                server_seed=rng.randbytes(32),
+                contributions=[(0, rng.randbytes(24))],
+                policy=lambda state, seat, legal, rng=rng: dict(rng.choice(legal)),
+                calls=_calls(rng),
+                game=ruleset.id,
+                version=version,
+                timing=timing,
+            )
+        )
+    return records
+
+
+def _calls(rng: random.Random) -> Callable[[Any], tuple[int, Any] | None]:
+    def calls(state: Any) -> tuple[int, Any] | None:
+        if rng.random() < 0.3:
+            for seat in range(state.seats):
+                own = [a for a in state.legal_actions(seat) if state.is_call(a)]
+                if own:
+                    return seat, dict(rng.choice(own))
+        return None
+
+    return calls
+
+
+def corpus_records() -> list[dict[str, Any]]:
+    return [entry["envelope"] for entry in json.loads(gzip.decompress(CORPUS.read_bytes()))]
+
+
+def test_records_of_every_game_and_version_get_the_repository_s_verdict_genuine_or_tampered(
+    installed: Installed, tmp_path: Path
+) -> None:
+    genuine = corpus_records() + fresh_records()
+    versions = {envelope["record"]["ruleset_version"] for envelope in genuine}
+    assert versions == {r.version for module in BUILT_IN for r in module.GAME.versions}
+    key = ["--key", signing_public_key_hex(), *flags()]
+    argvs: list[list[str]] = []
+    for number, envelope in enumerate(genuine):
+        path = tmp_path / f"record-{number}.json"
+        path.write_text(json.dumps(envelope), encoding="utf-8")
+        argvs.append([str(path), *key])
+        # Every game's records tampered, each in one of the ways, in turn.
+        tampered = tmp_path / f"tampered-{number}.json"
+        tampered.write_text(
+            json.dumps(TAMPERINGS[number % len(TAMPERINGS)](envelope)), encoding="utf-8"
+        )
+        argvs.append([str(tampered), *key])
+
+    ours = verdicts(installed.python, argvs, repository=False)
+    theirs = verdicts(sys.executable, argvs, repository=True)
+
+    for argv, mine, reference in zip(argvs, ours, theirs, strict=True):
+        assert mine == reference, argv[0]
+    said = [outcome[0] for outcome in ours]
+    assert said[0::2] == [0] * len(genuine)  # every genuine record holds
+    assert all(code == 1 for code in said[1::2])  # every tampered one fails
+    assert all(outcome[2].startswith("FAILED: ") for outcome in ours[1::2])
+    # The tamperings are found where they are, not all by the signature.
+    words = {outcome[2].split(":")[1] for outcome in ours[1::2]}
+    assert len(words) >= 3
+
+
+def test_fairdeal_verify_names_itself_in_its_usage(installed: Installed) -> None:
+    code, out, err = installed.run("fairdeal-verify")
+    assert (code, out) == (2, "")
+    assert err.startswith("usage: fairdeal-verify ")
+    assert "CANNOT JUDGE: " in err
