@@ -3,6 +3,7 @@ the record's transparency section as the verifier checks it, and the log's page.
 
 from __future__ import annotations
 
+import importlib
 import json
 import threading
 from datetime import timedelta
@@ -10,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.apps import apps as django_apps
 from django.db import connection
 from django.utils import timezone
 
 from fairplay import commitments, tlog
 from fairplay.keys import signing_key
-from fairplay.models import LogEntry, LogNode
+from fairplay.models import LogEntry, LogHead, LogNode
 from fairplay.services import InvalidEntropy
 from fairplay.signing import VerificationError, public_key_bytes
 from fairplay.verify import main, verify
@@ -319,3 +321,30 @@ def test_the_log_page_shows_the_checkpoint_and_each_days_counts(
     assert response.status_code == 200
     assert commitments.latest().checkpoint.splitlines()[2] in html
     assert "2 opened" in html and "1 dealt" in html and "1 cancelled" in html
+
+
+# -- the tables made before the log -----------------------------------------------
+
+
+def test_the_tables_made_before_the_log_are_entered_in_id_order_and_their_records_prove() -> None:
+    alice, bob, carol = make_users("alice", "bob", "carol")
+    finished = finished_table(alice, bob)
+    cancelled = open_table(carol)
+    services.table_cancel(table_id=cancelled.pk, user=carol)
+    waiting = open_table(carol)
+    for model in (LogEntry, LogNode, LogHead):  # a database from before the log
+        model.objects.all().delete()
+    migration = importlib.import_module("fairplay.migrations.0004_commitment_log")
+    migration.backfill(django_apps, None)
+    rows = list(LogEntry.objects.order_by("index").values_list("index", "table", "kind"))
+    assert [index for index, _, _ in rows] == list(range(6))
+    assert [(table, kind) for _, table, kind in rows] == [
+        (finished.pk, "created"),
+        (finished.pk, "dealt"),
+        (finished.pk, "abandoned"),
+        (cancelled.pk, "created"),
+        (cancelled.pk, "cancelled"),
+        (waiting.pk, "created"),
+    ]
+    summary = verify(record_of(finished), public_key(), require_log=True)
+    assert summary.in_log is not None and summary.in_log.indexes == (0, 1, 2)
