@@ -34,7 +34,14 @@ fails is reported in words:
    recorded one;
 7. the game is over and its result is the recorded one;
 8. for a format 2 record, the time control (:mod:`fairplay.clock`): every timeout
-   was due, and no step came after a seat's time had run out.
+   was due, and no step came after a seat's time had run out;
+9. the commitment log (:mod:`fairplay.tlog`): the envelope's ``transparency``
+   section proves the table's entries in a checkpoint signed by the same key;
+   a record without it fails, unless ``--without-log`` says it was made before
+   the log (the OK line says whether the log was checked).
+
+``python -m fairplay.verify log OLD NEW --key KEY --proof PROOF`` proves instead that
+the commitment log only grew between two checkpoints (``docs/fairplay.md`` 17.4).
 
 What it prints, and its exit status; the first word always goes with the
 status:
