@@ -13,11 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from games.catalogue.registry import Game
-from tests.toy.rules import Toy
+from tests.toy.rules import RULESETS
 from tests.toy.table import PRESENTATION
 
 GAME = Game(
-    ruleset=Toy(),
+    ruleset=RULESETS[0],
+    older=RULESETS[1:],
     presentation=PRESENTATION,
     rules_page=Path(__file__).with_name("rules.md"),
     bot=None,

@@ -240,4 +240,8 @@ class Toy(Ruleset):
         return None
 
 
-__all__ = ["PACK", "Toy", "ToyState", "matches"]
+# Every version of Toy, the current one first, as every game declares them.
+RULESETS: tuple[Ruleset, ...] = (Toy(),)
+
+
+__all__ = ["PACK", "RULESETS", "Toy", "ToyState", "matches"]
