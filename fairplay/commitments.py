@@ -215,9 +215,11 @@ def _sign(head: LogHead, key: Any) -> None:
 
 
 def latest() -> LogHead:
-    """The head as the last sequencer left it (signing one first if there is none yet)."""
+    """The head as the last sequencer left it (signing one first if there is none yet, or
+    if the key in force changed since: after a change of key, by the new key)."""
     head = LogHead.objects.filter(pk=HEAD).first()
-    if head is None or not head.checkpoint:
+    in_force = key_id(signing_key().public_key())
+    if head is None or not head.checkpoint or head.key_id != in_force:
         sequence()
         head = LogHead.objects.get(pk=HEAD)
     return head
@@ -312,6 +314,8 @@ def transparency(table_id: int) -> dict[str, Any]:
     nodes = _nodes([part for each in ranges.values() for part in each])
     return {
         "checkpoint": head.checkpoint,
+        # The key that signed the checkpoint (the record's may be an older one).
+        "public_key": _checkpoint_key(head),
         "entries": [
             {
                 "index": row.index,
@@ -321,6 +325,15 @@ def transparency(table_id: int) -> dict[str, Any]:
             for row in sorted(rows, key=lambda row: row.index)
         ],
     }
+
+
+def _checkpoint_key(head: LogHead) -> str:
+    """The public key, hex, that signed the head's checkpoint: the key in force
+    (:func:`latest` has the checkpoint signed again when that changes)."""
+    public = public_key_bytes(signing_key().public_key())
+    if key_id(public) != head.key_id:
+        raise RuntimeError("the log's checkpoint is not signed by the key in force")
+    return public.hex()
 
 
 # -- the page: what the log says, day by day ---------------------------------------

@@ -461,7 +461,7 @@ class MemoryTree:
 
 # -- a record's transparency section -------------------------------------------------
 
-SECTION_FIELDS = ("checkpoint", "entries")
+SECTION_FIELDS = ("checkpoint", "entries", "public_key")
 ITEM_FIELDS = ("entry", "index", "proof")
 ENTRY_FIELDS = ("at", "commitment", "game", "kind", "ruleset_version", "table")
 MORE_FIELDS = {
@@ -501,16 +501,25 @@ def _hash_list(value: Any, where: str) -> list[bytes]:
     return [bytes.fromhex(item) for item in value]
 
 
-def check_section(section: Any, record: Mapping[str, Any], keys: Sequence[bytes]) -> InLog:
-    """A record's transparency section holds: its checkpoint is signed by one of ``keys``,
+def check_section(section: Any, record: Mapping[str, Any], keys: Sequence[bytes] | None) -> InLog:
+    """A record's transparency section holds: its checkpoint is signed by one of ``keys``
+    (None: by the section's own ``public_key``, which proves it intact, not whose it is),
     its table's entries agree with the record (created, dealt, and its end; voided ones may
     follow), and each is proved in the checkpoint's tree (``docs/fairplay.md`` 17.5)."""
-    if not isinstance(section, dict) or sorted(section) != list(SECTION_FIELDS):
+    if not isinstance(section, dict) or sorted(section) != sorted(SECTION_FIELDS):
         raise VerificationError(
-            "the transparency section must have exactly the fields checkpoint and entries"
+            "the transparency section must have exactly the fields checkpoint, entries and "
+            "public_key"
         )
     if not isinstance(section["checkpoint"], str):
         raise VerificationError("the transparency section's checkpoint must be a string")
+    own = section["public_key"]
+    if not isinstance(own, str) or not re.fullmatch(r"[0-9a-f]{64}", own):
+        raise VerificationError(
+            "the transparency section's public_key must be 64 lowercase hex characters"
+        )
+    if keys is None:
+        keys = [bytes.fromhex(own)]
     checkpoint, signer, problem = None, "", ""
     for key in keys:
         try:

@@ -11,15 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.apps import apps as django_apps
 from django.db import connection
 from django.utils import timezone
 
-from fairplay import commitments, tlog
+from fairplay import commitments, keyring, tlog
 from fairplay.keys import signing_key
 from fairplay.models import LogEntry, LogHead, LogNode
+from fairplay.private_keys import private_key_to_pem
 from fairplay.services import InvalidEntropy
-from fairplay.signing import VerificationError, public_key_bytes
+from fairplay.signing import VerificationError, key_id, public_key_bytes
 from fairplay.verify import main, verify
 from games import services
 from games.models import Table
@@ -348,3 +350,39 @@ def test_the_tables_made_before_the_log_are_entered_in_id_order_and_their_record
     ]
     summary = verify(record_of(finished), public_key(), require_log=True)
     assert summary.in_log is not None and summary.in_log.indexes == (0, 1, 2)
+
+
+# -- a change of key -------------------------------------------------------------
+
+
+def test_after_a_change_of_key_an_older_record_still_proves_its_table_in_the_log(
+    settings: Any,
+) -> None:
+    old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    settings.FAIRDEAL_SIGNING_KEY = private_key_to_pem(old).decode()
+    signing_key.cache_clear()
+    try:
+        table = finished_table(*make_users("alice", "bob"))
+        record_of(table)  # signed once, by the old key
+        settings.FAIRDEAL_SIGNING_KEY = private_key_to_pem(new).decode()
+        signing_key.cache_clear()  # the processes restarted with the new key
+        envelope = record_of(table)
+        assert envelope["signature"]["public_key"] == public_key_bytes(old.public_key()).hex()
+        section = envelope["transparency"]
+        assert section["public_key"] == public_key_bytes(new.public_key()).hex()
+        # Not pinned: the checkpoint is checked with the key the section names.
+        unpinned = verify(envelope, require_log=True).in_log
+        assert unpinned is not None and unpinned.key_id == key_id(new.public_key())
+        # The key list holds both keys: the record's and the checkpoint's.
+        keys = keyring.parse_key_list(body(client_for().get("/api/fairplay/keys/")))
+        assert verify(envelope, keys=keys, require_log=True).in_log is not None
+        # One key pinned vouches for the record or the checkpoint, not both (docs: --keys).
+        with pytest.raises(VerificationError, match="checkpoint is not signed by key"):
+            verify(envelope, old.public_key(), require_log=True)
+        stranger = public_key_bytes(Ed25519PrivateKey.generate().public_key()).hex()
+        with pytest.raises(VerificationError, match="checkpoint is not signed by key"):
+            verify(
+                {**envelope, "transparency": {**section, "public_key": stranger}}, require_log=True
+            )
+    finally:
+        signing_key.cache_clear()
