@@ -347,12 +347,23 @@ STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=VAR_DIR / "static")
 # The site's own assets, beside templates/; the apps bring theirs (Swagger UI's, the admin's).
 STATICFILES_DIRS = [BASE_DIR / "static"]
-# Django's two finders, and the games' stylesheets, each in its game's package.
+# Django's two finders, the games' stylesheets, each in its game's package, and the files
+# of the check in the browser.
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
     "games.static_finder.Finder",
+    "fairplay.browser_check.Finder",
 ]
+# The check in the browser (fairplay/browser_check.py): Pyodide's core from its npm package
+# (package.json; `make browser-verifier` runs npm ci), and the verifier's and rfc8785's
+# wheels. Served from here like the other static files; never from a CDN.
+FAIRDEAL_PYODIDE_DIR = env.path(
+    "FAIRDEAL_PYODIDE_DIR", default=BASE_DIR / "node_modules" / "pyodide"
+)
+FAIRDEAL_VERIFIER_WHEELS = env.path(
+    "FAIRDEAL_VERIFIER_WHEELS", default=BASE_DIR / "verifier" / "dist"
+)
 # Outside production, static files are served from where they lie, with no collectstatic.
 # Production serves only what `manage.py collectstatic` gathered into STATIC_ROOT, under
 # names that carry a hash of their content, so they can be cached for ever.

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from fairplay import browser_check
 from tests.test_settings import GOOD_PRODUCTION, ROOT
 
 SWAGGER_UI = "drf_spectacular_sidecar/swagger-ui-dist"
@@ -22,6 +23,8 @@ ASSETS = [
     f"{SWAGGER_UI}/favicon-32x32.png",
     "fairdeal/api-docs.css",
     "fairdeal/site.css",
+    # What the check in the browser loads: Pyodide's core from npm, the wheels.
+    *browser_check.served(),
 ]
 
 
@@ -75,7 +78,7 @@ def test_collectstatic_gathers_every_asset_the_pages_need(static_root: Path) -> 
         hashed = static_root / manifest[asset]
         assert hashed.is_file(), hashed
         assert hashed.name != Path(asset).name  # the name carries the content's hash
-        if hashed.suffix in (".css", ".js"):
+        if hashed.suffix in (".css", ".js", ".mjs", ".wasm"):
             assert hashed.with_name(hashed.name + ".gz").is_file()  # compressed ahead of time
 
 
@@ -89,7 +92,7 @@ from django.test import Client, RequestFactory
 
 client = Client(HTTP_HOST="fairdeal.example")
 answers = {}
-for page in ("/", "/api/docs/"):
+for page in ("/", "/api/docs/", "/verify/"):
     response = client.get(page, secure=True)
     html = response.content.decode()
     answers[page] = {
@@ -101,6 +104,11 @@ for page in ("/", "/api/docs/"):
     for url in re.findall(r'(?:src|href)="(/static/[^"]+)"', html):
         asset = client.get(url, secure=True)
         answers[page]["assets"][url] = [asset.status_code, asset.get("Cache-Control")]
+# Pyodide loads its interpreter by its own name, beside its loader: gzipped, as WebAssembly.
+wasm = client.get(
+    "/static/fairplay/pyodide/pyodide.asm.wasm", secure=True, HTTP_ACCEPT_ENCODING="gzip"
+)
+answers["wasm"] = [wasm.status_code, wasm.get("Content-Type"), wasm.get("Content-Encoding")]
 script = client.get("/api/docs/?script=", secure=True)
 answers["script"] = [script.status_code, script["Content-Type"]]
 plain = client.get("/", HTTP_X_FORWARDED_PROTO="https")
@@ -135,7 +143,7 @@ def test_production_serves_the_pages_and_their_collected_assets_over_https(
     )
     assert done.returncode == 0, done.stderr[-3000:]
     answers = json.loads(done.stdout.strip().splitlines()[-1])
-    for page in ("/", "/api/docs/"):
+    for page in ("/", "/api/docs/", "/verify/"):
         assert answers[page]["status"] == 200, answers
         assert answers[page]["hsts"] == "max-age=31536000; includeSubDomains"
         assert "script-src 'self'" in answers[page]["csp"]
@@ -143,6 +151,9 @@ def test_production_serves_the_pages_and_their_collected_assets_over_https(
         for url, (status, cache) in answers[page]["assets"].items():
             assert status == 200, url
             assert "immutable" in (cache or ""), (url, cache)  # a hashed, collected file
+    assert "'wasm-unsafe-eval'" in answers["/verify/"]["csp"]
+    assert "'wasm-unsafe-eval'" not in answers["/"]["csp"]
+    assert answers["wasm"] == [200, "application/wasm", "gzip"]
     assert answers["script"] == [200, "application/javascript"]
     # Plain HTTP is redirected, whatever X-Forwarded-Proto a client claims...
     assert answers["plain"] == [301, "https://fairdeal.example/"]
