@@ -5,9 +5,11 @@ files (``make verifier``). Here the wheel is built, installed with its one depen
 (rfc8785) into a fresh virtual environment that has neither Django nor
 ``cryptography``, and run, away from the repository, on the spec's example record, on
 the corpus (every game and every rules version, ``tests/fairplay/corpus``), on fresh
-records of every rules version and on tampered copies of them: it says OK where
-``python -m fairplay.verify`` does, and fails with the same first discrepancy where
-it fails. A module the verifier needs and the wheel lacks fails these tests.
+records of every rules version, on records the server made of every game (with
+their commitment log proofs, checked against the key list) and on tampered copies of
+them: it says OK where ``python -m fairplay.verify`` does, and fails with the same
+first discrepancy where it fails. A module the verifier needs and the wheel lacks
+fails these tests.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 import pytest
 
 from games.catalogue import BUILT_IN
+from tests.factories import body, client_for, finished_table, make_users, table_url
 from tests.fairplay.helpers import (
     Timing,
     doc_match,
@@ -394,3 +397,39 @@ def test_fairdeal_verify_names_itself_in_its_usage(installed: Installed) -> None
     assert (code, out) == (2, "")
     assert err.startswith("usage: fairdeal-verify ")
     assert "CANNOT JUDGE: " in err
+
+
+# -- records the server made ---------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_records_the_server_made_of_every_game_verify_with_the_key_list_as_in_the_repository(
+    installed: Installed, tmp_path: Path
+) -> None:
+    # A table of each game through the services, played a step and resigned: a record
+    # as the API serves it (signed when the game ended, with its commitment log section).
+    players = make_users("alice", "bob", "charlie", "dave")
+    keys = tmp_path / "keys.json"
+    keys.write_bytes(client_for().get("/api/fairplay/keys/").content)
+    key = body(client_for().get("/api/fairplay/key/"))["public_key"]
+    argvs: list[list[str]] = []
+    for module in BUILT_IN:
+        ruleset = module.GAME.ruleset
+        table = finished_table(*players[: ruleset.min_seats], game=ruleset.id, rated=False)
+        envelope = body(client_for().get(table_url(table.pk, "record")))
+        path = tmp_path / f"{ruleset.id}.json"
+        path.write_text(json.dumps(envelope), encoding="utf-8")
+        tampered = copy.deepcopy(envelope)
+        tampered.pop("transparency", None)  # its table's entries in the log left out
+        bare = tmp_path / f"{ruleset.id}-without-log.json"
+        bare.write_text(json.dumps(tampered), encoding="utf-8")
+        argvs += [[str(path), "--keys", str(keys)], [str(path), "--key", key], [str(bare)]]
+
+    ours = verdicts(installed.python, argvs, repository=False)
+    theirs = verdicts(sys.executable, argvs, repository=True)
+
+    assert ours == theirs
+    assert [outcome[0] for outcome in ours[0::3]] == [0] * len(BUILT_IN)
+    assert [outcome[0] for outcome in ours[1::3]] == [0] * len(BUILT_IN)
+    assert all("(in the key list" in outcome[1] for outcome in ours[0::3])
+    assert all(outcome[0] == 1 for outcome in ours[2::3])
