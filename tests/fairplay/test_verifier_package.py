@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import gzip
 import importlib
+import importlib.util
 import json
 import random
 import re
@@ -433,3 +434,70 @@ def test_records_the_server_made_of_every_game_verify_with_the_key_list_as_in_th
     assert [outcome[0] for outcome in ours[1::3]] == [0] * len(BUILT_IN)
     assert all("(in the key list" in outcome[1] for outcome in ours[0::3])
     assert all(outcome[0] == 1 for outcome in ours[2::3])
+
+
+# -- the build hook ------------------------------------------------------------
+
+
+def build_hook(repository: Path) -> Any:
+    """verifier/hatch_build.py, reading the repository at ``repository``."""
+    spec = importlib.util.spec_from_file_location(
+        "hatch_build", REPO / "verifier" / "hatch_build.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.REPOSITORY = repository
+    return module
+
+
+def write_modules(root: Path, modules: dict[str, str]) -> None:
+    for name, text in modules.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def test_the_build_ships_what_the_entry_imports_and_leaves_out_a_package_s_heavy_init(
+    tmp_path: Path,
+) -> None:
+    write_modules(
+        tmp_path,
+        {
+            "app/__init__.py": '"""Nothing."""\n',
+            "app/check.py": "import json\nfrom app import words\nfrom .games import rules\n",
+            "app/words.py": "def later():\n    from app import deep\n",
+            "app/deep.py": "import rfc8785\n",
+            "app/games/__init__.py": "from app.games import bot\n",
+            "app/games/bot.py": "import django\n",
+            "app/games/rules.py": "from app.words import later\n",
+            "app/unused.py": "import django\n",
+        },
+    )
+    hook = build_hook(tmp_path)
+    shipped = hook.shipped([tmp_path / "app" / "check.py"], {"rfc8785", *sys.stdlib_module_names})
+    assert [path.relative_to(tmp_path).as_posix() for path in shipped] == [
+        "app/__init__.py",
+        "app/check.py",
+        "app/deep.py",
+        "app/games/rules.py",  # its package's __init__ imports the bot: left out
+        "app/words.py",
+    ]
+
+
+@pytest.mark.parametrize("package", ["django.conf", "cryptography.hazmat", "yaml"])
+def test_the_build_refuses_a_verifier_module_that_imports_what_it_cannot_ship(
+    tmp_path: Path, package: str
+) -> None:
+    write_modules(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/check.py": "from app import helper\n",
+            "app/helper.py": f"def f():\n    import {package}\n",
+        },
+    )
+    hook = build_hook(tmp_path)
+    with pytest.raises(RuntimeError) as refused:
+        hook.shipped([tmp_path / "app" / "check.py"], {"rfc8785", *sys.stdlib_module_names})
+    assert str(refused.value).startswith(f"app/helper.py imports {package}, which the ")
