@@ -2,6 +2,9 @@
 
     python -m fairplay.verify RECORD.json [--keys KEY_LIST | --key PUBLIC_KEY]
 
+or, from the wheel ``fairdeal-verify`` that ``verifier/`` builds out of this module
+and every module it imports (``make verifier``), ``fairdeal-verify RECORD.json ...``.
+
 ``RECORD.json`` is the envelope ``GET /api/tables/{id}/record/`` answers (``-``
 reads standard input): UTF-8 JSON, which may start with one UTF-8 byte-order
 mark (it is skipped; any other is refused). ``PUBLIC_KEY`` is 64 hex
