@@ -184,13 +184,14 @@ def main() -> None:
         f"{size // 1024} KiB"
     )
     print(f"  verdict (the command line's): {expected}")
-    print(f"\n  {'what it loads':<58} {'over the wire':>14} {'decoded':>12}")
+    names = {entry["name"]: entry["name"].removeprefix(site) for entry in loaded}
+    width = max(len(name) for name in names.values())
+    print(f"\n  {'what it loads':<{width}} {'over the wire':>14} {'decoded':>12}")
     for entry in sorted(loaded, key=lambda e: -e["decoded"]):
-        name = entry["name"].removeprefix(site)
-        print(f"  {name:<58} {entry['wire']:>14,} {entry['decoded']:>12,}")
+        print(f"  {names[entry['name']]:<{width}} {entry['wire']:>14,} {entry['decoded']:>12,}")
     wire = sum(e["wire"] for e in loaded)
     decoded = sum(e["decoded"] for e in loaded)
-    print(f"  {'total':<58} {wire:>14,} {decoded:>12,}")
+    print(f"  {'total':<{width}} {wire:>14,} {decoded:>12,}")
     print(f"\n  seconds, median (least) of {args.repeat}: from the file chosen to the verdict")
     print(f"  {'':<32} {'wall':>13} {'loading':>13} {'fairplay.verify':>17}")
     for name, words in (

@@ -208,6 +208,7 @@ def test_a_genuine_record_says_ok_and_tampered_ones_fail_with_the_command_lines_
     assert said == expected, (said, expected)
     assert said[0] == 0 and "not pinned" in said[1]
     assert wider_than_the_window(page) == []
+    assert serious_violations(page) == []
     print(
         "on another page, loaded again in",
         page.locator("#check-result").get_attribute("data-load-ms"),
