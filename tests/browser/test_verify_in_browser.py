@@ -124,15 +124,17 @@ def test_a_genuine_record_says_ok_and_tampered_ones_fail_with_the_command_lines_
     # The key list, saved as a player saves it (curl -o keys.json .../api/fairplay/keys/).
     (tmp_path / "keys.json").write_bytes(Client().get("/api/fairplay/keys/").content)
     page = browser.new_context(viewport=PHONE).new_page()
-    page.goto(f"{site}/tables/{table.pk}/verify/")
-
-    # Nothing of Pyodide is loaded until the player asks.
     loaded: list[str] = []
     page.on("request", lambda request: loaded.append(request.url))
+    page.goto(f"{site}/tables/{table.pk}/verify/")
+    page.wait_for_load_state("load")
+
+    # Nothing of Pyodide is loaded until the player asks.
+    assert f"{site}/static/fairdeal/verify.js" in loaded
     button = page.get_by_role("button", name="Check it in this browser")
     expect(page.get_by_label("this server's published keys")).to_be_checked()
     expect(page.get_by_label("The public key, 64 hex characters")).to_have_value(server_key)
-    assert not [url for url in loaded if "/fairplay/" in url]
+    assert not [url for url in loaded if "/static/fairplay/" in url]
 
     # The genuine record, from the server, by the keyboard, against the server's key list.
     button.focus()
