@@ -111,7 +111,7 @@ def test_sweep_lanes_are_the_batches_late_up_to_the_most() -> None:
     assert services.sweep_lanes(most=2, batch=3) == 2
 
 
-def test_a_batch_of_timeouts_queues_each_tables_mail_and_a_rated_tables_rating() -> None:
+def test_a_batch_of_timeouts_queues_each_tables_record_mail_and_a_rated_tables_rating() -> None:
     players = make_users("alice", "bob")
     rated = [started_table(*players, rated=True) for _ in range(2)]
     unrated = make_tables(3, players)
@@ -124,10 +124,11 @@ def test_a_batch_of_timeouts_queues_each_tables_mail_and_a_rated_tables_rating()
     kinds: dict[int, list[str]] = {pk: [] for pk in owing}
     for item in OutboxItem.objects.order_by("id"):
         kinds[item.payload["table_id"]].append(item.kind)
+    # Each ended table's record is signed once (issue 34), a rated one's players rated.
     for table in rated:
-        assert kinds[table.pk] == [services.RATE_TABLE, notifications.NOTIFY]
+        assert kinds[table.pk] == [services.SIGN_RECORD, services.RATE_TABLE, notifications.NOTIFY]
     for table in unrated:
-        assert kinds[table.pk] == [notifications.NOTIFY]
+        assert kinds[table.pk] == [services.SIGN_RECORD, notifications.NOTIFY]
     for table in Table.objects.filter(pk__in=owing):
         assert services.replay(table).to_json() == table.state
         assert Seat.objects.filter(table=table).exclude(deadline_at=None).count() == 0
