@@ -32,7 +32,7 @@ from django.utils import timezone
 from config.errors import ServiceError
 from fairplay import tlog
 from fairplay.clock import instant
-from fairplay.keys import signing_key
+from fairplay.key_list import KeyNotInForce, key_in_force
 from fairplay.models import LogEntry, LogHead, LogNode
 from fairplay.signing import key_id, public_key_bytes
 
@@ -162,7 +162,10 @@ def sequence(*, wait: bool = True, batch: int = SEQUENCE_BATCH) -> int:
     a checkpoint after each; returns how many were sequenced.
 
     Under the head row's lock: two sequencers make one tree, one after the other.
-    ``wait=False`` (beat) leaves the work to a sequencer already running.
+    ``wait=False`` (beat) leaves the work to a sequencer already running. Signed by the
+    key in force (``fairplay.key_list.key_in_force``, the key list's rules): a process
+    still holding a retired or revoked key raises :class:`KeyNotInForce` and leaves
+    the log to one that holds the key in force.
     """
     done = 0
     while True:
@@ -179,8 +182,8 @@ def sequence(*, wait: bool = True, batch: int = SEQUENCE_BATCH) -> int:
                 .order_by("id")
                 .only("id", "data")[:batch]
             )
-            key = signing_key()
-            if not pending and head.checkpoint and head.key_id == key_id(key.public_key()):
+            key, listed = key_in_force()
+            if not pending and head.checkpoint and head.key_id == listed.key_id:
                 return done
             if pending:
                 first = head.size
@@ -208,6 +211,7 @@ def _sign(head: LogHead, key: Any) -> None:
     head.checkpoint = tlog.sign_checkpoint(checkpoint, key.sign, public)
     head.checkpoint_size = head.size
     head.key_id = key_id(public)
+    head.public_key = public.hex()
     head.signed_at = timezone.now()
 
 
@@ -216,9 +220,16 @@ def _sign(head: LogHead, key: Any) -> None:
 
 def latest() -> LogHead:
     """The head as the last sequencer left it (signing one first if there is none yet, or
-    if the key in force changed since: after a change of key, by the new key)."""
+    if the key in force changed since: after a change of key, by the new key). A
+    process that holds a key no longer in force answers the head as another left it,
+    and raises :class:`KeyNotInForce` (503) only while no checkpoint exists at all."""
     head = LogHead.objects.filter(pk=HEAD).first()
-    in_force = key_id(signing_key().public_key())
+    try:
+        in_force = key_id(key_in_force()[0].public_key())
+    except KeyNotInForce:
+        if head is None or not head.checkpoint:
+            raise
+        return head
     if head is None or not head.checkpoint or head.key_id != in_force:
         sequence()
         head = LogHead.objects.get(pk=HEAD)
@@ -307,7 +318,7 @@ def transparency(table_id: int) -> dict[str, Any]:
     rows = list(LogEntry.objects.filter(table=table_id).order_by("id").only("index", "data"))
     head = latest()
     if any(row.index is None or row.index >= head.checkpoint_size for row in rows):
-        sequence()
+        sequence()  # (KeyNotInForce: a 503 while this process holds a retired key)
         rows = list(LogEntry.objects.filter(table=table_id).order_by("index").only("index", "data"))
         head = latest()
     ranges = {row.index: tlog.inclusion_ranges(row.index, head.checkpoint_size) for row in rows}
@@ -315,7 +326,7 @@ def transparency(table_id: int) -> dict[str, Any]:
     return {
         "checkpoint": head.checkpoint,
         # The key that signed the checkpoint (the record's may be an older one).
-        "public_key": _checkpoint_key(head),
+        "public_key": head.public_key,
         "entries": [
             {
                 "index": row.index,
@@ -325,15 +336,6 @@ def transparency(table_id: int) -> dict[str, Any]:
             for row in sorted(rows, key=lambda row: row.index)
         ],
     }
-
-
-def _checkpoint_key(head: LogHead) -> str:
-    """The public key, hex, that signed the head's checkpoint: the key in force
-    (:func:`latest` has the checkpoint signed again when that changes)."""
-    public = public_key_bytes(signing_key().public_key())
-    if key_id(public) != head.key_id:
-        raise RuntimeError("the log's checkpoint is not signed by the key in force")
-    return public.hex()
 
 
 # -- the page: what the log says, day by day ---------------------------------------

@@ -27,7 +27,10 @@ from fairplay.models import SignedRecord, SigningKey
 from fairplay.signing import ALGORITHM, key_id, public_key_bytes
 from games import outbox
 from games.models import OutboxItem, Table
-from games.services import SIGN_RECORD
+
+# The outbox's kind for "sign this ended table's record" (the handler:
+# fairplay.publishing.sign_record), asked for by the write that ends a game.
+SIGN_RECORD = "fairplay.sign_record"
 
 
 class KeyNotInForce(ServiceError):

@@ -86,7 +86,10 @@ class LogHead(models.Model):
     frontier = models.BinaryField(default=b"")
     checkpoint = models.TextField(blank=True)
     checkpoint_size = models.BigIntegerField(default=0)
+    # The key that signed the checkpoint (the key in force then): its id, and its raw 32
+    # bytes in lowercase hex, as a record's transparency section names it.
     key_id = models.CharField(max_length=16, blank=True)
+    public_key = models.CharField(max_length=64, blank=True)
     signed_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:

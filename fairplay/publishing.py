@@ -3,7 +3,7 @@
 A table's record is signed once, when its game ends, with the key in force then
 (:func:`fairplay.key_list.key_in_force`), and stored (:class:`fairplay.models.SignedRecord`):
 the same bytes forever, whatever is renamed or whichever key signs later. The write
-that ends the game asks the outbox for it (``games.services.SIGN_RECORD``), so the
+that ends the game asks the outbox for it (``fairplay.key_list.SIGN_RECORD``), so the
 move pays one more outbox row and nothing else; a record asked for before that ran
 is signed then, under the table's row lock, and the first signature stays. A table
 that ended before records were stored is signed the first time it is asked for.
@@ -25,7 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from fairplay.clock import instant
-from fairplay.key_list import KeyNotInForce, key_in_force
+from fairplay.key_list import SIGN_RECORD, KeyNotInForce, key_in_force
 from fairplay.keys import public_key_document
 from fairplay.models import SignedRecord
 from fairplay.record import build_record, log_entry
@@ -35,7 +35,6 @@ from games import outbox
 from games.models import Move, Table
 from games.rules.chance import DERIVATION_VERSION
 from games.selectors import cancelled_view, iso
-from games.services import SIGN_RECORD
 
 
 def _seats(table: Table) -> list[dict[str, Any]]:

@@ -614,10 +614,11 @@ def check_section(section: Any, record: Mapping[str, Any], keys: Sequence[bytes]
     return InLog(checkpoint.origin, checkpoint.size, indexes, VOIDED in seen, signer)
 
 
-# -- python -m fairplay.verify log OLD NEW: the log only grew -------------------------
+# -- the log only grew (python -m fairplay.verify log OLD NEW) -----------------------
 
 
-def _read(path: str, what: str) -> str:
+def read_text(path: str, what: str) -> str:
+    """A file's text, or :class:`CannotJudge` in words."""
     try:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -656,49 +657,3 @@ def check_growth(old_note: str, new_note: str, proof_document: Any, key: bytes) 
         f"OK the log {old.origin} of {new.size} entries {grew} the log of {old.size} entries; "
         f"both checkpoints signed by key {signing.key_id(key)} (pinned)"
     )
-
-
-def main(argv: list[str]) -> int:
-    """``python -m fairplay.verify log OLD NEW --key KEY [--proof FILE]``."""
-    import argparse
-    import json
-    import sys
-
-    class Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> Any:
-            self.print_usage(sys.stderr)
-            self.exit(signing.CannotJudge.exit_code, f"{signing.CannotJudge.word}: {message}\n")
-
-    parser = Parser(
-        prog="python -m fairplay.verify log",
-        description="Prove that the commitment log only grew between two checkpoints you saved.",
-    )
-    parser.add_argument(
-        "old", help="the older checkpoint, saved from GET /api/fairplay/log/checkpoint"
-    )
-    parser.add_argument("new", help="the newer checkpoint, saved the same way")
-    parser.add_argument(
-        "--key", required=True, help="the log's public key (as the verifier's --key takes it)"
-    )
-    parser.add_argument(
-        "--proof",
-        help="the consistency proof between their sizes, saved from "
-        "GET /api/fairplay/log/consistency/?old=OLD_SIZE&new=NEW_SIZE",
-    )
-    args = parser.parse_args(argv)
-    try:
-        key = signing.public_key_bytes(signing.load_public_key(args.key))
-        document = None
-        if args.proof is not None:
-            try:
-                document = json.loads(_read(args.proof, "the consistency proof"))
-            except ValueError as exc:
-                raise signing.CannotJudge(f"the consistency proof is not JSON: {exc}") from None
-        line = check_growth(
-            _read(args.old, "the checkpoint"), _read(args.new, "the checkpoint"), document, key
-        )
-    except VerificationError as exc:
-        print(f"{exc.word}: {exc.message}", file=sys.stderr)
-        return exc.exit_code
-    print(line)
-    return 0

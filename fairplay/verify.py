@@ -244,7 +244,20 @@ def _check_log(
     if public_key is not None:
         signers = [public_key_bytes(public_key)]
     elif keys is not None:
-        signers = [key.public_key for key in keys.keys]
+        # A checkpoint bears no time to judge a key's period by: any listed key vouches for
+        # one (the server has the head signed again by each new key in force), but a
+        # revoked key for none, whenever it signed (a leaked key could sign any tree).
+        section = envelope["transparency"]
+        named = section.get("public_key") if isinstance(section, dict) else None
+        for key in keys.keys:
+            if key.revoked_from is not None and key.public_key.hex() == named:
+                raise VerificationError(
+                    f"the commitment log's checkpoint is signed by key {key.key_id}, which "
+                    f"{keys.source} says is revoked ({key.revoked_reason}): a revoked key "
+                    "vouches for no checkpoint, whenever it signed (download the record "
+                    "again: its log proofs are made against the latest checkpoint)"
+                )
+        signers = [key.public_key for key in keys.keys if key.revoked_from is None]
     return tlog.check_section(envelope["transparency"], envelope["record"], signers)
 
 
@@ -888,6 +901,43 @@ def _program() -> str:
     return "python -m fairplay.verify"
 
 
+def _log_main(argv: list[str]) -> int:
+    """``log OLD NEW --key KEY [--proof FILE]``: the commitment log only grew between two
+    checkpoints a player saved (:func:`fairplay.tlog.check_growth`)."""
+    parser = _Parser(
+        prog=f"{_program()} log",
+        description="Prove that the commitment log only grew between two checkpoints you saved.",
+    )
+    parser.add_argument(
+        "old", help="the older checkpoint, saved from GET /api/fairplay/log/checkpoint"
+    )
+    parser.add_argument("new", help="the newer checkpoint, saved the same way")
+    parser.add_argument(
+        "--key", required=True, help="the log's public key (as the verifier's --key takes it)"
+    )
+    parser.add_argument(
+        "--proof",
+        help="the consistency proof between their sizes, saved from "
+        "GET /api/fairplay/log/consistency/?old=OLD_SIZE&new=NEW_SIZE",
+    )
+    args = parser.parse_args(argv)
+    try:
+        key = load_public_key(args.key)
+        document = None
+        if args.proof is not None:
+            try:
+                document = json.loads(tlog.read_text(args.proof, "the consistency proof"))
+            except ValueError as exc:
+                raise CannotJudge(f"the consistency proof is not JSON: {exc}") from None
+        old = tlog.read_text(args.old, "the checkpoint")
+        line = tlog.check_growth(old, tlog.read_text(args.new, "the checkpoint"), document, key)
+    except VerificationError as exc:
+        print(f"{exc.word}: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    print(line)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _Parser(
         prog=_program(),
@@ -912,7 +962,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["log"]:  # python -m fairplay.verify log OLD NEW: the commitment log grew
-        return tlog.main(argv[1:])
+        return _log_main(argv[1:])
     args = parser.parse_args(argv)
     if args.key is not None and args.keys is not None:
         parser.error("give --key (one key) or --keys (the key list), not both")

@@ -24,6 +24,7 @@ from accounts.models import Profile
 from accounts.rated_play import check_rated_play
 from config.errors import ServiceError
 from fairplay import commitments
+from fairplay.key_list import SIGN_RECORD
 from fairplay.models import Contribution
 from fairplay.services import TooLate, add_contribution, receipts_of, seed_for
 from games import holidays, notifications, outbox, privacy, selectors
@@ -209,8 +210,7 @@ def _events_json(events: list[Event]) -> list[dict[str, Any]]:
 BOT_MOVE = "games.bot_move"
 # The outbox's kind for "rate this table's players" (the handler: leaderboard.services).
 RATE_TABLE = "leaderboard.rate_table"
-# The outbox's kind for "sign this ended table's record, once" (the handler: fairplay.publishing).
-SIGN_RECORD = "fairplay.sign_record"
+# (SIGN_RECORD, "sign this ended table's record, once", is fairplay.key_list's.)
 
 
 def _ending_items(table: Table) -> list[OutboxItem]:

@@ -115,6 +115,7 @@ class Migration(migrations.Migration):
                 ("checkpoint", models.TextField(blank=True)),
                 ("checkpoint_size", models.BigIntegerField(default=0)),
                 ("key_id", models.CharField(blank=True, max_length=16)),
+                ("public_key", models.CharField(blank=True, max_length=64)),
                 ("signed_at", models.DateTimeField(blank=True, null=True)),
             ],
         ),

@@ -17,6 +17,7 @@ from django.db import connection
 from django.utils import timezone
 
 from fairplay import commitments, keyring, tlog
+from fairplay.clock import instant
 from fairplay.keys import signing_key
 from fairplay.models import LogEntry, LogHead, LogNode
 from fairplay.private_keys import private_key_to_pem
@@ -386,3 +387,61 @@ def test_after_a_change_of_key_an_older_record_still_proves_its_table_in_the_log
             )
     finally:
         signing_key.cache_clear()
+
+
+def test_a_process_still_holding_a_retired_key_answers_the_log_as_the_key_in_force_left_it(
+    settings: Any,
+) -> None:
+    old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    settings.FAIRDEAL_SIGNING_KEY = private_key_to_pem(old).decode()
+    signing_key.cache_clear()
+    try:
+        table = finished_table(*make_users("alice", "bob"))
+        record_of(table)
+        settings.FAIRDEAL_SIGNING_KEY = private_key_to_pem(new).decode()
+        signing_key.cache_clear()
+        record_of(table)  # the new key takes over, and signs the head
+        head = LogHead.objects.get()
+        signed = (head.checkpoint, head.key_id, head.public_key)
+        assert head.public_key == public_key_bytes(new.public_key()).hex()
+
+        # One process not yet restarted, with the old key: it signs nothing, and answers
+        # the checkpoint and a record's section as the key in force left them, never a 500.
+        settings.FAIRDEAL_SIGNING_KEY = private_key_to_pem(old).decode()
+        signing_key.cache_clear()
+        later = started_table(*make_users("carol", "dave"))
+        with pytest.raises(commitments.KeyNotInForce):
+            commitments.sequence()
+        client = client_for(raise_errors=False)
+        checkpoint = client.get("/api/fairplay/log/checkpoint")
+        assert checkpoint.status_code == 200
+        assert checkpoint.content.decode() == signed[0]
+        envelope = record_of(table)
+        assert envelope["transparency"]["public_key"] == signed[2]
+        assert verify(envelope, require_log=True).in_log is not None
+        # The new table's entries wait for the key in force; nothing was sequenced.
+        assert LogEntry.objects.filter(table=later.pk, index__isnull=True).count() == 2
+        head.refresh_from_db()
+        assert (head.checkpoint, head.key_id, head.public_key) == signed
+    finally:
+        signing_key.cache_clear()
+
+
+def test_a_checkpoint_signed_by_a_revoked_key_vouches_for_nothing(settings: Any) -> None:
+    table = finished_table(*make_users("alice", "bob"))
+    envelope = record_of(table)
+    listed = body(client_for().get("/api/fairplay/keys/"))
+    keys = keyring.parse_key_list(listed)
+    assert verify(envelope, keys=keys, require_log=True).in_log is not None
+    # The same list, the key revoked after it signed the record, and the checkpoint since
+    # (a leaked key could sign any tree): the record holds, its checkpoint vouches nothing.
+    (key,) = listed["keys"]
+    revoked = {**key, "revoked": {"from": instant(timezone.now()), "reason": "leaked"}}
+    with pytest.raises(
+        VerificationError, match=r"checkpoint is signed by key \w+, which .* revoked \(leaked\)"
+    ):
+        verify(
+            envelope,
+            keys=keyring.parse_key_list({**listed, "keys": [revoked]}),
+            require_log=True,
+        )
