@@ -33,7 +33,9 @@ import pytest
 import redis
 from django.db import connection
 
+from fairplay import keyring
 from fairplay.private_keys import generate_private_key, private_key_to_pem
+from fairplay.verify import verify
 
 REPO = Path(__file__).resolve().parents[1]
 BROKER = "redis://127.0.0.1:6379/10"
@@ -73,6 +75,11 @@ def clean_tree(into: Path) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
     assert not (tree / "var").exists()
+    # What `make browser-verifier` leaves beside a checkout (ignored by git): Pyodide's npm
+    # package and the wheels the check in the browser loads; built once for the suite.
+    for built in ("node_modules/pyodide", "verifier/dist"):
+        assert (REPO / built).is_dir(), f"{built} is missing: run make browser-verifier"
+        shutil.copytree(REPO / built, tree / built)
     return tree
 
 
@@ -306,6 +313,26 @@ def test_the_production_shape_from_a_clean_tree_ends_a_late_game_by_timeout(
         20,
         "the game-over mail",
     )
+    # The record: signed once by the worker, its table proved in the commitment log that
+    # beat's sequencer keeps, checked as a player would with the published key list.
+    status, envelope = site.json("GET", f"/api/tables/{table['id']}/record/")
+    assert status == 200, envelope
+    keys = keyring.parse_key_list(site.json("GET", "/api/fairplay/keys/")[1])
+    checked = verify(envelope, keys=keys, require_log=True)
+    assert checked.in_log is not None and len(checked.in_log.indexes) == 3
+    # Its verify page offers the check in the browser: WebAssembly allowed there alone, and
+    # Pyodide and the wheels served by this site (collected, the .wasm as application/wasm).
+    status, headers, page = site.request("GET", f"/tables/{table['id']}/verify/")
+    assert status == 200
+    assert "'wasm-unsafe-eval'" in headers["Content-Security-Policy"]
+    assert "'wasm-unsafe-eval'" not in site.request("GET", "/lobby/")[1]["Content-Security-Policy"]
+    loader = re.search(r'data-pyodide="([^"]+)"', page.decode()).group(1)
+    wheels = re.search(r'data-wheels="([^"]+)"', page.decode()).group(1).split()
+    assert len(wheels) == 2 and all(site.request("GET", w)[0] == 200 for w in wheels), wheels
+    assert site.request("GET", loader)[0] == 200
+    status, headers, _ = site.request("GET", loader.rsplit("/", 1)[0] + "/pyodide.asm.wasm")
+    assert status == 200 and headers["Content-Type"] == "application/wasm"
+
     status, report = site.json("GET", "/healthz")
     assert status == 200, report
     assert report["sweep"]["ok"] is True
