@@ -17,9 +17,11 @@ import copy
 import hashlib
 import json
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -30,6 +32,32 @@ from fairplay.signing import key_id, public_key_bytes, sign
 from games.catalogue import find_ruleset
 from games.rules.base import Action, GameState
 from games.rules.chance import SeededChance, game_seed
+
+# The spec, whose fenced blocks (vectors, the example record, its console) the tests check.
+SPEC = Path(__file__).resolve().parents[2] / "docs" / "fairplay.md"
+
+
+def spec_blocks(tag: str) -> list[str]:
+    """The text of each fenced block of the spec opened with ```tag, in order."""
+    text = SPEC.read_text(encoding="utf-8")
+    return re.findall(rf"^```{re.escape(tag)}\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
+
+
+def spec_vectors(tag: str) -> list[dict[str, str]]:
+    """Each ```tag block of the spec as a dict of its ``key: value`` lines."""
+    vectors = []
+    for block in spec_blocks(tag):
+        vector: dict[str, str] = {}
+        for line in block.splitlines():
+            if not line.strip():
+                continue
+            key, sep, value = line.partition(":")
+            assert sep, f"a vector line is 'key: value', not {line!r}"
+            assert key not in vector, f"key {key!r} given twice"
+            vector[key.strip()] = value.strip()
+        vectors.append(vector)
+    return vectors
+
 
 # A TEST signing key, published in docs/fairplay.md: never sign anything real with it.
 TEST_PRIVATE_SEED = hashlib.sha256(

@@ -19,7 +19,6 @@ import re
 import struct
 from collections.abc import Iterable, Sequence
 from functools import cache
-from pathlib import Path
 from typing import TypeVar
 
 import pytest
@@ -30,8 +29,8 @@ from fairplay.signing import VerificationError
 from games.catalogue.crazy_eights.rules import CrazyEights
 from games.rules.base import STANDARD_PACK
 from games.rules.chance import SEED_BYTES, SeededChance, Stream, event_key, game_seed, lp
+from tests.fairplay.helpers import spec_vectors
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "fairplay.md"
 WORD = 2**32
 T = TypeVar("T")
 
@@ -39,23 +38,7 @@ T = TypeVar("T")
 # -- the vectors in the docs ---------------------------------------------------
 
 
-def parse_vectors(text: str) -> list[dict[str, str]]:
-    """Each ```vector block as a dict of its ``key: value`` lines."""
-    vectors = []
-    for block in re.findall(r"^```vector\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE):
-        vector: dict[str, str] = {}
-        for line in block.splitlines():
-            if not line.strip():
-                continue
-            key, sep, value = line.partition(":")
-            assert sep, f"a vector line is 'key: value', not {line!r}"
-            assert key not in vector, f"key {key!r} given twice"
-            vector[key.strip()] = value.strip()
-        vectors.append(vector)
-    return vectors
-
-
-VECTORS = parse_vectors(DOC.read_text(encoding="utf-8"))
+VECTORS = spec_vectors("vector")
 
 
 def event(spec: str) -> tuple[str, int, int]:

@@ -16,7 +16,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -24,28 +23,13 @@ import pytest
 from games.catalogue import VERSIONS, find_ruleset
 from games.rules.base import GameState
 from games.rules.chance import Chance, SeededChance, game_seed
+from tests.fairplay.helpers import SPEC, spec_vectors
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "fairplay.md"
+DOC = SPEC
 T = TypeVar("T")
 
 
-def parse_play_vectors(text: str) -> list[dict[str, str]]:
-    """Each ```play block as a dict of its ``key: value`` lines."""
-    vectors = []
-    for block in re.findall(r"^```play\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE):
-        vector: dict[str, str] = {}
-        for line in block.splitlines():
-            if not line.strip():
-                continue
-            key, sep, value = line.partition(":")
-            assert sep, f"a vector line is 'key: value', not {line!r}"
-            assert key not in vector, f"key {key!r} given twice"
-            vector[key.strip()] = value.strip()
-        vectors.append(vector)
-    return vectors
-
-
-VECTORS = parse_play_vectors(DOC.read_text(encoding="utf-8"))
+VECTORS = spec_vectors("play")
 
 
 class StatedChance:

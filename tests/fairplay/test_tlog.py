@@ -4,7 +4,6 @@ and the vectors of docs/fairplay.md section 17. No database."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,9 +15,9 @@ from hypothesis import strategies as st
 
 from fairplay import tlog
 from fairplay.signing import CannotJudge, VerificationError, public_key_bytes
+from tests.fairplay.helpers import spec_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "fairplay.md"
 # Section 15's TEST key: never trust anything signed by it.
 TEST_KEY = Ed25519PrivateKey.from_private_bytes(
     bytes.fromhex("9e7267ffde156c47d026d3e4c065bce5846a810bb5c71614ffb5522b84b78cb3")
@@ -32,14 +31,12 @@ def leaves(n: int, salt: bytes = b"") -> list[bytes]:
 
 
 def vectors() -> dict[str, str]:
-    text = DOC.read_text(encoding="utf-8")
-    (block,) = re.findall(r"```log-vector\n(.*?)```", text, re.S)
+    (block,) = spec_blocks("log-vector")
     return dict(line.split(": ", 1) for line in block.strip().splitlines())
 
 
 def documented_checkpoint() -> str:
-    text = DOC.read_text(encoding="utf-8")
-    (block,) = re.findall(r"```checkpoint\n(.*?)```", text, re.S)
+    (block,) = spec_blocks("checkpoint")
     return str(block)
 
 

@@ -40,13 +40,13 @@ from tests.fairplay.helpers import (
     resign,
     seat_list,
     signing_public_key_hex,
+    spec_blocks,
 )
 from tests.fairplay.make_corpus import CORPUS
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-DOC = REPO / "docs" / "fairplay.md"
 # Runs fairplay.verify's main, the command's own function, on many command lines in one
 # process (one interpreter start for them all): each line's exit status and output.
 DRIVER = """
@@ -147,11 +147,10 @@ def verdicts(python: str | Path, argvs: list[list[str]], *, repository: bool) ->
 def doc_example() -> tuple[dict[str, Any], list[str], str]:
     """The record of docs/fairplay.md section 15, the command line it is shown checked
     with (after the file's name), and the line that command prints."""
-    text = DOC.read_text(encoding="utf-8")
-    (block,) = re.findall(r"^```record\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
+    (block,) = spec_blocks("record")
     console = next(
         block
-        for block in re.findall(r"^```console\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
+        for block in spec_blocks("console")
         if "python -m fairplay.verify example.json" in block
     )
     command, line = console.strip().splitlines()

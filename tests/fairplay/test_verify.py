@@ -46,6 +46,7 @@ from games.rules.base import GameState
 from games.rules.chance import game_seed
 from games.rules.replay import Act, replay_state
 from tests.fairplay.helpers import (
+    SPEC,
     TEST_PRIVATE_SEED,
     doc_match,
     play_record,
@@ -54,10 +55,11 @@ from tests.fairplay.helpers import (
     seat_list,
     signing_key,
     signing_public_key_hex,
+    spec_blocks,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "fairplay.md"
+DOC = SPEC
 WEB_STACK = {"django", "rest_framework", "drf_spectacular", "celery", "psycopg", "psycopg2"}
 
 Envelope = dict[str, Any]
@@ -941,22 +943,17 @@ def test_build_record_computes_the_commitment_receipts_and_game_seed() -> None:
 # -- the example in docs/fairplay.md -------------------------------------------
 
 
-def doc_blocks(tag: str) -> list[str]:
-    text = DOC.read_text(encoding="utf-8")
-    return re.findall(rf"^```{tag}\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
-
-
 def test_the_example_record_in_the_docs_verifies_with_the_line_it_shows() -> None:
-    (block,) = doc_blocks("record")
+    (block,) = spec_blocks("record")
     envelope = json.loads(block)
-    console = next(b for b in doc_blocks("console") if "python -m fairplay.verify" in b)
+    console = next(b for b in spec_blocks("console") if "python -m fairplay.verify" in b)
     command, expected = console.strip().splitlines()
     key = command.split("--key ")[1]
     assert verify(envelope, load_public_key(key)).line() == expected
 
 
 def test_the_example_record_in_the_docs_is_rebuilt_byte_for_byte() -> None:
-    (block,) = doc_blocks("record")
+    (block,) = spec_blocks("record")
     envelope = json.loads(block)
     rebuilt = doc_match()
     assert canonical(envelope["record"]) == canonical(rebuilt["record"])
