@@ -162,17 +162,17 @@ def _notify(table_id: int, *, now: datetime | None = None) -> Counter[str]:
         .order_by("number")
     )
     # The table has ended: once, to each player at it (a host who called it off knows).
+    declined = _declined_by(table)
     if table.status == Table.Status.FINISHED:
         kind, mail = Notice.Kind.GAME_OVER, game_over_mail
     else:
-        kind, mail = Notice.Kind.CANCELLED, cancelled_mail
+        kind, mail = Notice.Kind.CANCELLED, partial(cancelled_mail, declined=declined)
+    # Whoever called the table off knows: its host, or the player who declined the rematch.
+    called_off_by = None
+    if table.end_reason == CANCELLED:
+        called_off_by = table.created_by_id if declined is None else declined[0]
     for seat in seats:
-        # (A rematch called off was called off by a player who declined it: its host hears.)
-        if (
-            table.end_reason == CANCELLED
-            and seat.user_id == table.created_by_id
-            and table.rematch_of_id is None
-        ):
+        if seat.user_id == called_off_by:
             continue
         outcome = _deliver(seat.user, table, kind, None, lambda seat=seat: mail(table, seat))
         outcomes[outcome] += 1
@@ -550,14 +550,38 @@ def game_over_mail(table: Table, seat: Seat) -> tuple[str, str]:
     return subject, "\n".join(lines)
 
 
-def cancelled_mail(table: Table, seat: Seat) -> tuple[str, str]:
+def _declined_by(table: Table) -> tuple[int, str] | None:
+    """The player (id, name) who declined the rematch ``table``, called off for it; None
+    for any other table, and for a rematch its offerer called off."""
+    if table.rematch_of_id is None or table.end_reason != CANCELLED:
+        return None
+    declined = table.invitations.filter(declined_at__isnull=False).order_by("declined_at")
+    return declined.values_list("user_id", "user__username").first()
+
+
+def _days(seconds: float) -> str:
+    days = seconds / 86400
+    return f"{days:g} day{'s' if days != 1 else ''}"
+
+
+def cancelled_mail(
+    table: Table, seat: Seat, declined: tuple[int, str] | None = None
+) -> tuple[str, str]:
+    """The mail of a table called off before its deal; ``declined``: who declined the
+    rematch it was (:func:`_declined_by`)."""
     if table.rematch_of_id is not None:
-        why = f"the rematch of table {table.rematch_of_id} was not accepted by every player"
+        rematch = f"the rematch of table {table.rematch_of_id}"
+        if declined is not None:
+            why = f"{rematch} was declined by {declined[1]}"
+        elif table.end_reason == CANCELLED:
+            why = f"{rematch} was called off by the player who offered it"
+        else:
+            waited = _days(settings.FAIRDEAL_REMATCH_SECONDS)
+            why = f"{rematch} was not accepted by every player within {waited}"
     elif table.end_reason == CANCELLED:
         why = "its host cancelled it before the game started"
     else:
-        days = settings.FAIRDEAL_OPEN_TABLE_SECONDS / 86400
-        waited = f"{days:g} day{'s' if days != 1 else ''}"
+        waited = _days(settings.FAIRDEAL_OPEN_TABLE_SECONDS)
         why = f"its seats were not all taken within {waited}, so it expired"
     subject = f"Table {table.pk} ({_game_name(table)}) will not be played"
     body = "\n".join(

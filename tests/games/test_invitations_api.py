@@ -377,9 +377,33 @@ def test_a_declined_rematch_is_called_off_and_its_offerer_told(
     assert declined.status_code == 200
     table = Table.objects.get(pk=new)
     assert (table.status, table.end_reason) == ("cancelled", "cancelled")
-    assert "alice@example.com" in [mail.to[0] for mail in mailoutbox]
+    # The offerer is told who declined; the player who declined is not told their own news.
+    (called_off,) = [mail for mail in mailoutbox if "will not be played" in mail.subject]
+    assert called_off.to == ["alice@example.com"]
+    assert f"the rematch of table {old.pk} was declined by bob." in called_off.body
     assert body(client_for(alice).get(table_url(old.pk)))["rematch"] is None
     assert_error(client_for(alice).post(table_url(new, "join"), {}, format="json"), 409, "not_open")
+
+
+def test_a_rematch_its_offerer_calls_off_is_news_to_the_others_only(
+    mailoutbox: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    alice, bob, carol = make_users("alice", "bob", "carol")
+    old = finished_table(alice, bob, carol)
+    new = body(offer(alice, old))["id"]
+    mailoutbox.clear()
+
+    with then_drained(django_capture_on_commit_callbacks):
+        cancelled = client_for(alice).post(table_url(new, "cancel"))
+
+    assert cancelled.status_code == 200, cancelled.content
+    called_off = [mail for mail in mailoutbox if "will not be played" in mail.subject]
+    assert sorted(mail.to[0] for mail in called_off) == ["bob@example.com", "carol@example.com"]
+    for mail in called_off:
+        assert (
+            f"the rematch of table {old.pk} was called off by the player who offered it."
+            in mail.body
+        )
 
 
 def test_a_private_rematch_stays_private() -> None:
