@@ -425,7 +425,7 @@ def table_again(request: HttpRequest, table_id: int) -> HttpResponse:
         return redirect("my-tables")
     try:
         with transaction.atomic():
-            table = services.table_again(
+            table, _ = services.table_again(
                 table_id=table_id,
                 user=request.user,
                 entropy=request.POST.get("entropy") or None,

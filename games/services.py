@@ -503,7 +503,9 @@ INVITATION_MAIL = "games.invitation_mail"
 
 
 @transaction.atomic
-def table_again(*, table_id: int, user: AbstractBaseUser, entropy: str | None = None) -> Table:
+def table_again(
+    *, table_id: int, user: AbstractBaseUser, entropy: str | None = None
+) -> tuple[Table, bool]:
     """Offer the players of the finished table ``table_id`` a rematch, or accept the one
     offered: a new table with the same game (at its current version), options, seat
     count, deadline and reserve, rated flag and privacy, each player in the seat they
@@ -515,6 +517,8 @@ def table_again(*, table_id: int, user: AbstractBaseUser, entropy: str | None = 
     ``FAIRDEAL_REMATCH_SECONDS``, the offer lapses (:func:`lapse_rematches`). Sent
     while a rematch of the table is waiting, started or over, this accepts it or leads
     to it: a table is played again once at a time.
+
+    Returns the rematch's table, and whether this call made it.
     """
     table = Table.objects.select_for_update().filter(pk=table_id).first()
     if table is None or not privacy.may_see(table, user):
@@ -529,8 +533,8 @@ def table_again(*, table_id: int, user: AbstractBaseUser, entropy: str | None = 
         if offered.status == Table.Status.OPEN:
             pending = Seat.objects.filter(table=offered, user=user, joined_at__isnull=True)
             if pending.exists():
-                return table_join(table_id=offered.pk, user=user, entropy=entropy)
-        return offered
+                return table_join(table_id=offered.pk, user=user, entropy=entropy), False
+        return offered, False
     ruleset = find_ruleset(table.game)
     resolved = ruleset.validate(table.seat_count, dict(table.options))
     if table.rated:
@@ -579,7 +583,7 @@ def table_again(*, table_id: int, user: AbstractBaseUser, entropy: str | None = 
         add_contribution(table=again, seat=mine, entropy=entropy)
     if not others:
         _start(again)
-        return again
+        return again, True
     again.save(update_fields=["seating"])
     invitations = Invitation.objects.bulk_create(
         Invitation(table=again, user_id=seat.user_id) for seat in others
@@ -588,7 +592,7 @@ def table_again(*, table_id: int, user: AbstractBaseUser, entropy: str | None = 
         outbox.item(INVITATION_MAIL, account=user.pk, invitation_id=invitation.pk)
         for invitation in invitations
     )
-    return again
+    return again, True
 
 
 @transaction.atomic

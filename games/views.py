@@ -380,6 +380,7 @@ class AgainView(APIView):
         request=JoinSerializer,
         responses={
             200: TableViewSerializer,
+            201: TableViewSerializer,
             **refusals(
                 {
                     403: "`not_seated`: only the table's players may play it again;"
@@ -391,12 +392,22 @@ class AgainView(APIView):
         },
     )
     def post(self, request: Request, table_id: int) -> Response:
-        """Offer the players of this finished table a rematch, or accept the one offered: the
-        answer is the rematch's table. It deals when every player has accepted."""
+        """Offer the players of this finished table a rematch (201, the rematch made), or
+        accept the one offered (200): the answer is the rematch's table. It deals when every
+        player has accepted."""
         serializer = JoinSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         entropy = serializer.validated_data.get("entropy")
-        return _written(
-            request,
-            lambda: services.table_again(table_id=table_id, user=request.user, entropy=entropy),
-        )
+        made = False
+
+        def write() -> Table:
+            nonlocal made
+            again, made = services.table_again(
+                table_id=table_id, user=request.user, entropy=entropy
+            )
+            return again
+
+        response = _written(request, write)
+        if made:  # the rematch was made by this request: 201, as a new table's is
+            response.status_code = status.HTTP_201_CREATED
+        return response

@@ -252,7 +252,7 @@ def test_a_rematch_deals_once_every_player_has_accepted(
     with then_drained(django_capture_on_commit_callbacks), django_assert_max_num_queries(30):
         offered = offer(bob, old)
 
-    assert offered.status_code == 200, offered.content
+    assert offered.status_code == 201, offered.content  # the rematch made
     view = body(offered)
     new = Table.objects.get(pk=view["id"])
     assert view["status"] == "open" and view["you"]["seat"] == 1
@@ -283,10 +283,12 @@ def test_a_rematch_deals_once_every_player_has_accepted(
     assert body(accepted)["status"] == "open" and body(accepted)["rematch"]["awaiting"] == [2]
     # The last one accepts (from the old table, as the page's button does): the deal.
     dealt = offer(carol, old)
+    assert dealt.status_code == 200  # accepted: nothing made
     assert body(dealt)["id"] == new.pk and body(dealt)["status"] == "playing"
     assert body(dealt)["you"]["seat"] == 2 and len(body(dealt)["you"]["hand"]) > 0
     # Sent again, it leads to the rematch: a table is played again once at a time.
-    assert body(offer(alice, old))["id"] == new.pk
+    again = offer(alice, old)
+    assert again.status_code == 200 and body(again)["id"] == new.pk
     assert Table.objects.count() == 2
 
 
@@ -444,8 +446,8 @@ def test_players_offering_at_once_make_one_rematch_that_deals() -> None:
     old = finished_table(alice, bob)
 
     results = at_once(
-        lambda: services.table_again(table_id=old.pk, user=alice),
-        lambda: services.table_again(table_id=old.pk, user=bob),
+        lambda: services.table_again(table_id=old.pk, user=alice)[0],
+        lambda: services.table_again(table_id=old.pk, user=bob)[0],
     )
 
     assert all(isinstance(result, Table) for result in results), results

@@ -99,7 +99,7 @@ def test_play_again_from_a_rated_table_asks_the_same_of_the_player() -> None:
 
     with pytest.raises(NotEligibleForRated):
         services.table_again(table_id=table.pk, user=bob)
-    assert services.table_again(table_id=table.pk, user=alice).rated
+    assert services.table_again(table_id=table.pk, user=alice)[0].rated
 
 
 def test_the_new_table_page_says_why_a_rated_table_was_not_made() -> None:

@@ -149,9 +149,7 @@ def test_the_hunt_shows_the_rabbit_the_dingo_the_wolves_so_far_and_whose_answer_
     assert "still to hunt" in html
     assert "caught by" in html or "discarded: nobody caught it" in html
     forms = move_forms(html, table)
-    assert {button_words(f).split("Play ")[-1] for f in forms} >= {"no wolf"} or hunt[
-        "rank"
-    ] == "A"
+    assert {button_words(f).split("Play ")[-1] for f in forms} >= {"no wolf"} or hunt["rank"] == "A"
     assert_no_other_hand(html, table, user_at(table, awaiting))
 
 

@@ -256,9 +256,7 @@ def test_play_again_at_a_table_of_people_offers_them_a_rematch_rated_as_before()
         ("ann", True),
         ("bob", False),
     ]
-    assert (
-        "is offered: the cards are dealt when the other player has accepted" in said(response)[0]
-    )
+    assert "is offered: the cards are dealt when the other player has accepted" in said(response)[0]
 
 
 def test_play_again_sent_twice_leads_to_the_table_it_made() -> None:
