@@ -26,7 +26,7 @@ from config.mail import send_mail_to
 from games import outbox, privacy, services
 from games.catalogue import find_ruleset
 from games.forms import deadline_words
-from games.models import CANCELLED, Invitation, OutboxItem, Seat, Table
+from games.models import Invitation, OutboxItem, Seat, Table
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def invite_path(table: Table) -> str | None:
 def _hosted(table_id: int, user: AbstractBaseUser) -> Table:
     """The private table ``table_id``, locked, for its host; a 404 to anybody who may not
     see it, 403 to a player who is not its host, 409 if it is not private or not open."""
-    table = services._lock(table_id)
+    table = services.lock_table(table_id)
     if not privacy.may_see(table, user):
         raise services.TableNotFound(f"there is no table {table_id}")
     if table.created_by_id != user.pk:
@@ -127,7 +127,7 @@ def decline(*, table_id: int, user: AbstractBaseUser) -> Table:
     """Decline an invitation: to a private table (it is no longer shown to the player), or
     to a rematch (then it cannot be played, and is called off at once; the others are
     mailed)."""
-    table = services._lock(table_id)
+    table = services.lock_table(table_id)
     if not privacy.may_see(table, user):
         raise services.TableNotFound(f"there is no table {table_id}")
     invitation = Invitation.objects.filter(table=table, user=user, declined_at__isnull=True)
@@ -138,11 +138,7 @@ def decline(*, table_id: int, user: AbstractBaseUser) -> Table:
     now = timezone.now()
     invitation.update(declined_at=now)
     if table.rematch_of_id is not None and kept.exists():
-        table.status = Table.Status.CANCELLED
-        table.end_reason = CANCELLED
-        table.cancelled_at = now
-        table.save(update_fields=["status", "end_reason", "cancelled_at"])
-        OutboxItem.objects.bulk_create(services._ending_items(table))
+        services.call_off(table)
     return table
 
 

@@ -128,7 +128,7 @@ def load_state(table: Table) -> GameState:
     return find_ruleset(table.game, table.ruleset_version).load(table.state)
 
 
-def _lock(table_id: int) -> Table:
+def lock_table(table_id: int) -> Table:
     """The table's row, locked for this transaction: with all that its view shows
     (:func:`selectors.table_for_view`), which changes only under this lock, so that a
     write answered with the view needs not read the table again (the write keeps
@@ -610,7 +610,7 @@ def table_join(
     invitation by name; to anybody else it does not exist. The first hand is dealt
     when the last seat is taken, and every kept seat accepted.
     """
-    table = _lock(table_id)
+    table = lock_table(table_id)
     if not privacy.may_see(table, user, invite=invite):
         raise TableNotFound(f"there is no table {table_id}")
     if table.status != Table.Status.OPEN:
@@ -647,7 +647,7 @@ def table_join(
 @transaction.atomic
 def table_contribute(*, table_id: int, user: AbstractBaseUser, entropy: Any) -> Contribution:
     """Add the caller's entropy to the seed of a table that has not been dealt yet."""
-    table = _lock(table_id)
+    table = lock_table(table_id)
     seat = _seated(table, user)
     if table.status == Table.Status.CANCELLED:
         raise NotOpen("this table was cancelled before its game started: there will be no deal")
@@ -716,20 +716,27 @@ def table_cancel(*, table_id: int, user: AbstractBaseUser, by_staff: bool = Fals
     server seed, never used, stays secret like every seed of a table without a
     signed record. ``by_staff``: staff call it off, not the host (``games.staff``).
     """
-    table = _lock(table_id)
+    table = lock_table(table_id)
     if not by_staff and not privacy.may_see(table, user):
         raise TableNotFound(f"there is no table {table_id}")
     if table.created_by_id != user.pk and not by_staff:
         raise NotHost("only the player who opened this table may cancel it")
     if table.status != Table.Status.OPEN:
         raise NotOpen("only a table still waiting for players can be cancelled")
+    call_off(table)
+    return table
+
+
+def call_off(table: Table) -> None:
+    """Under the row lock (:func:`lock_table`): cancel the open ``table`` before its deal
+    (by its host, staff, or a player declining the rematch it is), in the public log as
+    called off after its commitment; who sat at it hears there is no game."""
     table.status = Table.Status.CANCELLED
     table.end_reason = CANCELLED
     table.cancelled_at = timezone.now()
     table.save(update_fields=["status", "end_reason", "cancelled_at"])
-    commitments.write([commitments.cancelled(table)])  # called off after its commitment
-    OutboxItem.objects.bulk_create(_ending_items(table))  # who joined hears: there is no game
-    return table
+    commitments.write([commitments.cancelled(table)])
+    OutboxItem.objects.bulk_create(_ending_items(table))
 
 
 EXPIRE_BATCH = 200  # tables expired per transaction
@@ -837,7 +844,7 @@ class DeadlinePassed(RefusedAfterWriting):
 
 
 def _playing_table(table_id: int, user: AbstractBaseUser) -> tuple[Table, int]:
-    table = _lock(table_id)
+    table = lock_table(table_id)
     seat = _seated(table, user)
     if table.status == Table.Status.OPEN:
         raise NotPlaying("the game has not started: it starts when every seat is taken")
@@ -1094,7 +1101,7 @@ def bot_move_apply(*, table_id: int, seat: int, version: int, action: Any) -> bo
     person's move back; a decision overtaken by another move is simply dropped.
     """
     with transaction.atomic():
-        table = _lock(table_id)
+        table = lock_table(table_id)
         if table.status != Table.Status.PLAYING or table.version != version:
             return False
         if not any(each.number == seat and each.is_bot for each in seats_of(table)):

@@ -24,7 +24,7 @@ from fairplay.private_keys import private_key_to_pem
 from fairplay.services import InvalidEntropy
 from fairplay.signing import VerificationError, key_id, public_key_bytes
 from fairplay.verify import main, verify
-from games import services
+from games import invitations, services
 from games.models import Table
 from leaderboard.staff import void_table
 from tests.factories import (
@@ -93,6 +93,18 @@ def test_a_cancelled_an_expired_and_a_timed_out_table_are_logged_as_they_ended()
     assert entries_of(expired)[1]["reason"] == "expired"
     assert kinds(late) == ["created", "dealt", "abandoned"]
     assert entries_of(late)[2]["result"]["reason"] == "timeout"
+
+
+def test_a_rematch_declined_or_lapsed_is_logged_called_off() -> None:
+    alice, bob = make_users("alice", "bob")
+    declined, _ = services.table_again(table_id=finished_table(alice, bob).pk, user=alice)
+    invitations.decline(table_id=declined.pk, user=bob)
+    lapsed, _ = services.table_again(table_id=finished_table(alice, bob).pk, user=bob)
+    services.lapse_rematches(now=timezone.now() + timedelta(days=60))
+    assert kinds(declined) == ["created", "cancelled"]
+    assert entries_of(declined)[1]["reason"] == "cancelled"
+    assert kinds(lapsed) == ["created", "cancelled"]
+    assert entries_of(lapsed)[1]["reason"] == "expired"
 
 
 def test_a_table_voided_by_staff_is_logged_voided() -> None:
