@@ -225,11 +225,29 @@ def production(tmp_path: Path) -> Iterator[dict[str, Any]]:
                 process.kill()
                 process.wait(timeout=15)
         broker.flushdb()
+        gone_from_the_database()
         if not passed:
             for name, log in logs.items():
                 if log.exists():
                     tail = "\n".join(log.read_text(errors="replace").splitlines()[-40:])
                     print(f"--- {name} ({log}) ---\n{tail}")
+
+
+def gone_from_the_database(timeout: float = 15) -> None:
+    """Wait until no session but this one is open on the test database: a process's
+    backends end a moment after the process does, and one still there when the suite
+    ends keeps pytest from dropping the database ("being accessed by other users")."""
+    give_up = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < give_up:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.1)
+    pytest.fail("the production shape's sessions outlived its processes")
 
 
 def mails(folder: Path) -> str:
