@@ -114,6 +114,9 @@ def browser_check_context(
         "missing": [],
         "pyodide": static(f"{browser_check.PYODIDE}/pyodide.mjs"),
         "wheels": [static(f"{browser_check.WHEELS}/{path.name}") for path in wheels],
+        # The verifier's own wheel (the last): for the command line too, from this site.
+        "verifier": static(f"{browser_check.WHEELS}/{wheels[-1].name}"),
+        "verifier_name": wheels[-1].name,
         "megabytes": round(sum(path.stat().st_size for path in [*sizes, *wheels]) / 1e6),
         "record_url": record_url,
         "record_name": record_name,

@@ -80,9 +80,13 @@ def test_a_verify_page_offers_the_check_with_the_files_it_loads() -> None:
     assert 'data-keys="/api/fairplay/keys/"' in html
     for path in browser_check.wheels():
         assert f"/static/fairplay/wheels/{path.name}" in html
-    # Without scripts the page says how to check it from the command line.
+    # Without scripts the page says how to check it from the command line, with the
+    # verifier's wheel this site serves.
     assert "<noscript>" in html
-    assert "python -m fairplay.verify" in html
+    (verifier,) = [path for path in browser_check.wheels() if path.name.startswith("fairdeal_")]
+    assert f'<a href="/static/fairplay/wheels/{verifier.name}" download>' in html
+    assert f"pip install {verifier.name}\n" in html
+    assert "fairdeal-verify record.json --key" in html
 
 
 def test_a_server_without_pyodide_says_so_and_keeps_the_plain_policy(

@@ -250,7 +250,7 @@ def test_the_verify_page_shows_the_commitment_then_the_seed_once_the_game_has_en
     assert "at the end of its last deal" in html
     winner = table.result["places"].index(1)
     assert f"<tr><td>{winner}</td><td>1</td><td>{table.result['totals'][winner]}</td></tr>" in html
-    assert "python -m fairplay.verify" in html
+    assert "fairdeal-verify record.json --key" in html
     assert f"/api/tables/{table.pk}/record/?download=1" in html
 
 

@@ -242,7 +242,7 @@ def test_a_cancelled_tables_verify_page_says_so_and_keeps_the_seed_secret() -> N
         assert words in html
         assert table.commitment in html
         assert bytes(table.server_seed).hex() not in html
-        assert "python -m fairplay.verify" not in html
+        assert "fairdeal-verify" not in html
 
 
 def test_check_replays_skips_tables_that_never_started() -> None:

@@ -829,7 +829,7 @@ def test_a_whole_crazy_eights_match_played_through_the_page_ends_on_the_finished
     assert f'href="{page_url(table, "replay")}"' in html
     assert f'href="/api/tables/{table.pk}/record/?download=1"' in html
     assert f'href="{page_url(table, "verify")}"' in html
-    assert "python -m fairplay.verify record.json" in html
+    assert "fairdeal-verify record.json" in html
     assert move_forms(html, table) == []
     assert "Resign" not in html
 
