@@ -11,14 +11,18 @@ from __future__ import annotations
 import http.client
 import os
 import secrets
+import shutil
+import signal
 import socket
 import ssl
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 HOST = "fairdeal.test"
 
@@ -155,3 +159,115 @@ class Processes:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=20)
+
+
+class PgBouncer:
+    """PgBouncer (Debian's package) in transaction mode in front of ``database_url``'s server.
+
+    Its ``pgbouncer.ini`` and user list are written into a folder of its own (no file of
+    the system's is read or changed); it listens on a free port of 127.0.0.1, in a process
+    group of its own, and is ready when a query through it answers. ``url`` is
+    ``database_url`` through it. The server is reached as the URL's user with trust
+    authentication (this machine's PostgreSQL): for tests and benches, not a deployment
+    (docs/deploy.md). PgBouncer refuses to run as root: as root it is started with ``-u
+    nobody``, and its folder (under the system's temporary directory) can be read by all.
+    ``pool_size`` server connections per database and user; a server connection idle for
+    ``idle_seconds`` is closed (a test's database can then be dropped soon after).
+    """
+
+    def __init__(self, database_url: str, pool_size: int = 20, idle_seconds: int = 600) -> None:
+        parts = urlsplit(database_url)
+        user = unquote(parts.username or "postgres")
+        self.port = free_port()
+        self.folder = Path(tempfile.mkdtemp(prefix="fairdeal-pgbouncer-"))
+        self.folder.chmod(0o755)
+        self.url = parts._replace(netloc=f"{parts.username or user}@127.0.0.1:{self.port}").geturl()
+        server = f"host={parts.hostname or '127.0.0.1'} port={parts.port or 5432}"
+        (self.folder / "userlist.txt").write_text(f'"{user}" ""\n')
+        settings = {
+            "listen_addr": "127.0.0.1",
+            "listen_port": self.port,
+            "unix_socket_dir": "",
+            "auth_type": "trust",
+            "auth_file": self.folder / "userlist.txt",
+            "pool_mode": "transaction",
+            "default_pool_size": pool_size,
+            "max_client_conn": 1000,
+            "server_idle_timeout": idle_seconds,
+            # psycopg sends none of these, but a client that does is not refused for it.
+            "ignore_startup_parameters": "extra_float_digits",
+            # Its console (the database ``pgbouncer``: SHOW STATS, SHOW SERVERS...).
+            "admin_users": user,
+            "stats_period": 1,  # SHOW STATS's totals, brought up to date every second
+            "log_connections": 0,
+            "log_disconnections": 0,
+        }
+        ini = "[databases]\n* = " + server + "\n\n[pgbouncer]\n"
+        ini += "".join(f"{name} = {value}\n" for name, value in settings.items())
+        (self.folder / "pgbouncer.ini").write_text(ini)
+        for path in self.folder.iterdir():
+            path.chmod(0o644)
+        self.log = self.folder / "pgbouncer.log"
+        command = [shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"]
+        if os.geteuid() == 0:
+            command += ["-u", "nobody"]
+        with self.log.open("wb") as output:
+            self.process = subprocess.Popen(
+                [*command, str(self.folder / "pgbouncer.ini")],
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+
+    def wait_ready(self, timeout: float = 15.0) -> None:
+        import psycopg
+
+        give_up = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                raise SystemExit(f"pgbouncer exited with {self.process.returncode}:\n{self.tail()}")
+            try:
+                with psycopg.connect(self.url, connect_timeout=2) as conn:
+                    conn.execute("SELECT 1")
+                return
+            except psycopg.OperationalError as error:
+                if time.monotonic() > give_up:
+                    raise SystemExit(f"pgbouncer did not answer: {error}\n{self.tail()}") from error
+                time.sleep(0.1)
+
+    def show(self, what: str) -> list[dict[str, str]]:
+        """``SHOW <what>`` on its console (which speaks only the simple query protocol: psql)."""
+        parts = urlsplit(self.url)
+        done = subprocess.run(
+            ["psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", unquote(parts.username or ""),
+             "-d", "pgbouncer", "--csv", "-c", f"SHOW {what}"],
+            capture_output=True, text=True, check=True, timeout=10,
+        )  # fmt: skip
+        import csv
+
+        return list(csv.DictReader(done.stdout.splitlines()))
+
+    def tail(self, lines: int = 30) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+    def stop(self) -> None:
+        """End its process group (every server connection it held closes with it)."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> PgBouncer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

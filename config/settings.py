@@ -52,13 +52,22 @@ DATABASES["default"].setdefault(
     "CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=600 if PRODUCTION else 0)
 )
 DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
+# DATABASE_URL names a pooler in transaction mode (PgBouncer, docs/deploy.md): each
+# transaction may run on another server session, so nothing may outlive one there. Django's
+# server-side cursors (QuerySet.iterator() outside a transaction) are declared WITH HOLD
+# on one session and fetched from on the next: off. So are prepared statements, by default.
+FAIRDEAL_TRANSACTION_POOLER = env.bool("FAIRDEAL_TRANSACTION_POOLER", default=False)
+if FAIRDEAL_TRANSACTION_POOLER:
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.bool(
-    "FAIRDEAL_PREPARED_STATEMENTS", default=True
+    "FAIRDEAL_PREPARED_STATEMENTS", default=not FAIRDEAL_TRANSACTION_POOLER
 ):
     # psycopg binds the parameters on the server and prepares a statement once it has run
     # twice on a connection: PostgreSQL parses and plans the few statements of a move once
     # (Django's "PostgreSQL notes"). Off behind PgBouncer in transaction mode without its
-    # max_prepared_statements, where a prepared statement does not follow the session.
+    # max_prepared_statements (1.21 and later; Debian 12's is 1.18), where a prepared
+    # statement stays on the server session that prepared it: the next transaction, on
+    # another, does not find it, and another client's of the same name collides with it.
     postgresql = DATABASES["default"].setdefault("OPTIONS", {})
     postgresql.setdefault("server_side_binding", True)
     postgresql.setdefault("prepare_threshold", 2)

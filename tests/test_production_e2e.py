@@ -120,7 +120,14 @@ class Site:
 
 
 @pytest.fixture
-def production(tmp_path: Path) -> Iterator[dict[str, Any]]:
+def database_env() -> dict[str, str]:
+    """How the started processes reach the database: this test's, straight (tests/test_pooler.py
+    gives them the same through PgBouncer, with the settings that go with it)."""
+    return {"DATABASE_URL": database_url()}
+
+
+@pytest.fixture
+def production(tmp_path: Path, database_env: dict[str, str]) -> Iterator[dict[str, Any]]:
     broker = redis.Redis.from_url(BROKER)
     broker.ping()  # Redis down is a failure, not a skip: CI starts it.
     broker.flushdb()
@@ -135,7 +142,7 @@ def production(tmp_path: Path) -> Iterator[dict[str, Any]]:
         "FAIRDEAL_ENV": "production",
         "SECRET_KEY": secrets.token_urlsafe(50),
         "DEBUG": "false",
-        "DATABASE_URL": database_url(),
+        **database_env,
         "ALLOWED_HOSTS": HOST,
         "CELERY_BROKER_URL": BROKER,
         "CACHE_URL": CACHE,
