@@ -1,6 +1,7 @@
 """Moves over real HTTP against the production shape, side by side with pgbench.
 
     python bench/api.py [--tables 2,16,64] [--seconds 20] [--web-workers N] [--no-pgbench]
+                        [--pooler [--pool-size 20]]
 
 Starts what ``docs/deploy.md`` runs, from this tree with ``FAIRDEAL_ENV=production``:
 gunicorn (``--web-workers`` sync workers: by default as many as the cores, as
@@ -33,6 +34,12 @@ change, on a database of its own (``DATABASE_URL``, by default
 With ``pgbench`` on the PATH, its TPC-B-like run (scale 16, 4 clients, 2
 threads, ``--seconds``) on a database of its own comes first, and each N's
 moves/s is printed as a share of pgbench's transactions/s.
+
+``--pooler`` then plays the same load on the same database twice more: straight with
+``FAIRDEAL_PREPARED_STATEMENTS=false``, and through PgBouncer in transaction mode
+(``bench.production.PgBouncer``, ``--pool-size`` server sessions) with
+``FAIRDEAL_TRANSACTION_POOLER=true`` (docs/deploy.md, "Behind PgBouncer"); it ends with the
+moves/s of the three side by side.
 
 ``--floor`` ends with the same clients and servers doing nothing but pairs of
 ``GET /api/fairplay/key/`` (a token checked, a small JSON answer, no database):
@@ -70,6 +77,7 @@ from bench.database import bench_environment, ensure_database, fresh_database  #
 DATABASE_NAMED = bench_environment("fairdeal_bench_api")
 from bench.production import (  # noqa: E402
     HOST,
+    PgBouncer,
     Processes,
     answering,
     celery_beat,
@@ -81,6 +89,9 @@ from bench.production import (  # noqa: E402
 
 GAME = {"game": "crazy-eights", "seats": 2, "deadline": 86400}
 CLIENT_PROCESSES = 2
+# --pooler's two other runs.
+UNPREPARED = "direct, no prepared statements"
+POOLED = "through PgBouncer"
 TIMEOUT = 30.0
 
 
@@ -300,8 +311,8 @@ def _processes() -> dict[int, tuple[str, int, float, float]]:
 
 
 def cpu_by_part(roots: dict[str, int]) -> dict[str, tuple[float, float]]:
-    """CPU seconds used so far by each started process with its children, and by PostgreSQL's
-    and Redis's processes, those that ended meanwhile included: all of it, and the kernel's."""
+    """CPU seconds used so far by each started process with its children, and by PostgreSQL's,
+    Redis's and PgBouncer's processes, those that ended meanwhile included: all of it, and the kernel's."""
     table = _processes()
     children: dict[int, list[int]] = {}
     for pid, (_, parent, _, _) in table.items():
@@ -315,7 +326,11 @@ def cpu_by_part(roots: dict[str, int]) -> dict[str, tuple[float, float]]:
                 total, kernel = total + table[pid][2], kernel + table[pid][3]
             tree += children.get(pid, [])
         used[part] = (total, kernel)
-    for part, name in (("postgres", "postgres"), ("redis", "redis-server")):
+    for part, name in (
+        ("postgres", "postgres"),
+        ("redis", "redis-server"),
+        ("pgbouncer", "pgbouncer"),
+    ):
         mine = [(cpu, sys) for comm, _, cpu, sys in table.values() if comm == name]
         used[part] = (sum(cpu for cpu, _ in mine), sum(sys for _, sys in mine))
     return used
@@ -430,6 +445,103 @@ def pgbench(seconds: float) -> float | None:
     return float(found.group(1))
 
 
+def serve(
+    args: argparse.Namespace,
+    env: dict[str, str],
+    tree: Path | None,
+    logs: Path,
+    players: list[tuple[str, str]],
+    tps: float | None,
+) -> tuple[dict[int, float], bool]:
+    """Start the production shape with ``env``, play each N of ``--tables`` on it, stop it:
+    the moves/s of each N, and whether anything failed."""
+    port = free_port()
+    failed = False
+    logs.mkdir()
+    gunicorn = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind",
+                f"127.0.0.1:{port}", "--workers", str(args.web_workers), "--timeout", "60",
+                "--threads", str(args.threads), "--log-level", "warning"]  # fmt: skip
+    processes = Processes(
+        {"web": gunicorn, "worker": celery_worker("bench"), "beat": celery_beat()},
+        tree or ROOT,
+        env,
+        logs,
+        ready={"web": answering(port), "worker": worker_ready},
+    )
+    try:
+        print(
+            f"\n  {'tables':>6} {'moves/s':>8} {'x pgbench':>9} {'POST p50':>9} "
+            f"{'POST p99':>9} {'GET p50':>8} {'GET p99':>8} {'client CPU':>10}  not 200"
+        )
+        costs: list[str] = []
+        rates: dict[int, float] = {}
+        for count in args.tables:
+            roots = {name: process.pid for name, process in processes.processes.items()}
+            result = play(port, players, count, args.seconds, roots)
+            processes.check()
+            rate = len(result["committed"]) / args.seconds
+            rates[count] = rate
+            share = f"{rate / tps:.3f}" if tps else "-"
+            posts, gets = result["posts"], result["gets"]
+            others = ", ".join(f"{k}: {n}" for k, n in sorted(result["statuses"].items()))
+            print(
+                f"  {count:>6} {rate:>8.1f} {share:>9} {quantile(posts, 0.5) * 1e3:>7.1f}ms "
+                f"{quantile(posts, 0.99) * 1e3:>7.1f}ms {quantile(gets, 0.5) * 1e3:>6.1f}ms "
+                f"{quantile(gets, 0.99) * 1e3:>6.1f}ms {result['cpu'] / args.seconds:>9.0%}  "
+                f"{others or 'none'}"
+            )
+            moves = len(result["committed"]) or 1
+            costs.append(
+                f"  {count:>6} "
+                + " ".join(
+                    f"{f'{cpu / moves * 1e3:.2f} ({kernel / moves * 1e3:.2f})':>13}"
+                    for cpu, kernel in result["server_cpu"].values()
+                )
+                + f" {result['cpu'] / moves * 1e3:>13.2f}"
+            )
+            if any(re.search(r" 5\d\d", key) for key in result["statuses"]):
+                print("  FAIL: a server error")
+                failed = True
+            problems = lost_or_doubled(result["committed"], result["unknown"])
+            for problem in problems[:20]:
+                print(f"  FAIL: {problem}")
+            failed |= bool(problems)
+        if args.floor:
+            print("\n  The floor: pairs of GET /api/fairplay/key/ (no database), as moves")
+            for count in args.tables:
+                result = play(port, players, count, args.seconds, roots, floor=True)
+                rate = len(result["committed"]) / args.seconds
+                share = f"{rate / tps:.3f}" if tps else "-"
+                both = result["gets"] + result["posts"]
+                web = result["server_cpu"]["web"][0] / (len(both) or 1)
+                print(
+                    f"  {count:>6} {rate:>8.1f} {share:>9}  request p50 "
+                    f"{quantile(both, 0.5) * 1e3:.1f}ms p99 {quantile(both, 0.99) * 1e3:.1f}ms,"
+                    f" web CPU {web * 1e3:.2f} ms a request, "
+                    f"clients {result['cpu'] / args.seconds:.0%} of a core"
+                )
+                failed |= bool(result["statuses"])
+        print(
+            "\n  CPU ms per committed move, by process, and in brackets the kernel's part "
+            "of it\n  (from /proc, over the timed window):"
+        )
+        print(
+            f"  {'tables':>6} "
+            + " ".join(f"{p:>13}" for p in [*roots, "postgres", "redis", "pgbouncer", "clients"])
+        )
+        for line in costs:
+            print(line)
+    finally:
+        processes.stop()
+    return rates, failed
+
+
+def pgbouncer_version() -> str:
+    command = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
+    done = subprocess.run([command, "--version"], capture_output=True, text=True, check=True)
+    return done.stdout.split()[1]
+
+
 # -- main ------------------------------------------------------------------------------------
 
 
@@ -459,6 +571,14 @@ def main() -> None:
     parser.add_argument(
         "--floor", action="store_true", help="then pairs of the cheapest authenticated request"
     )
+    parser.add_argument(
+        "--pooler",
+        action="store_true",
+        help="then the same without prepared statements, and through PgBouncer in transaction mode",
+    )
+    parser.add_argument(
+        "--pool-size", type=int, default=20, help="PgBouncer's server sessions (default_pool_size)"
+    )
     args = parser.parse_args()
     import redis
 
@@ -471,7 +591,6 @@ def main() -> None:
     tps = None if args.no_pgbench else pgbench(args.seconds)
     broker = redis.Redis.from_url(args.redis)
     broker.flushdb()
-    port = free_port()
     failed = False
     print(
         f"\nMoves over HTTP: gunicorn with {args.web_workers} "
@@ -483,87 +602,45 @@ def main() -> None:
         print(f"served from {Path(args.tree).resolve()}")
     if tps is not None:
         print(f"pgbench TPC-B-like (scale 16, 4 clients): {tps:.0f} transactions/s")
+    # --pooler: the same load twice more, with the settings that go with PgBouncer in
+    # transaction mode (no prepared statements) straight, and through PgBouncer.
+    setups: list[tuple[str, dict[str, str]]] = [("direct", {})]
+    if args.pooler:
+        setups += [(UNPREPARED, {"FAIRDEAL_PREPARED_STATEMENTS": "false"}), (POOLED, {})]
+    rates: dict[str, dict[int, float]] = {}
     with tempfile.TemporaryDirectory(prefix="fairdeal-bench-api-") as scratch:
         logs = Path(scratch)
         (logs / "mail").mkdir()
         env = production_env(args.redis, logs / "mail")
-        gunicorn = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind",
-                    f"127.0.0.1:{port}", "--workers", str(args.web_workers), "--timeout", "60",
-                    "--threads", str(args.threads), "--log-level", "warning"]  # fmt: skip
         manage = [sys.executable, "manage.py", "collectstatic", "--noinput"]
         static = {**env, "STATIC_ROOT": str(logs / "static")}
         subprocess.run(manage, cwd=tree or ROOT, env=static, check=True, capture_output=True)
-        processes = Processes(
-            {"web": gunicorn, "worker": celery_worker("bench"), "beat": celery_beat()},
-            tree or ROOT,
-            static,
-            logs,
-            ready={"web": answering(port), "worker": worker_ready},
-        )
-        try:
-            print(
-                f"\n  {'tables':>6} {'moves/s':>8} {'x pgbench':>9} {'POST p50':>9} "
-                f"{'POST p99':>9} {'GET p50':>8} {'GET p99':>8} {'client CPU':>10}  not 200"
-            )
-            costs: list[str] = []
-            for count in args.tables:
-                roots = {name: process.pid for name, process in processes.processes.items()}
-                result = play(port, players, count, args.seconds, roots)
-                processes.check()
-                rate = len(result["committed"]) / args.seconds
-                share = f"{rate / tps:.3f}" if tps else "-"
-                posts, gets = result["posts"], result["gets"]
-                others = ", ".join(f"{k}: {n}" for k, n in sorted(result["statuses"].items()))
-                print(
-                    f"  {count:>6} {rate:>8.1f} {share:>9} {quantile(posts, 0.5) * 1e3:>7.1f}ms "
-                    f"{quantile(posts, 0.99) * 1e3:>7.1f}ms {quantile(gets, 0.5) * 1e3:>6.1f}ms "
-                    f"{quantile(gets, 0.99) * 1e3:>6.1f}ms {result['cpu'] / args.seconds:>9.0%}  "
-                    f"{others or 'none'}"
+        for number, (label, extra) in enumerate(setups):
+            pooler = None
+            if label == POOLED:
+                pooler = PgBouncer(static["DATABASE_URL"], pool_size=args.pool_size)
+                extra = {"DATABASE_URL": pooler.url, "FAIRDEAL_TRANSACTION_POOLER": "true"}
+                print(f"\n{label}: PgBouncer {pgbouncer_version()}, pool_mode = transaction, "
+                      f"default_pool_size = {args.pool_size}")  # fmt: skip
+            elif args.pooler:
+                print(f"\n{label}:")
+            try:
+                rates[label], trouble = serve(
+                    args, {**static, **extra}, tree, logs / str(number), players, tps
                 )
-                moves = len(result["committed"]) or 1
-                costs.append(
-                    f"  {count:>6} "
-                    + " ".join(
-                        f"{f'{cpu / moves * 1e3:.2f} ({kernel / moves * 1e3:.2f})':>13}"
-                        for cpu, kernel in result["server_cpu"].values()
-                    )
-                    + f" {result['cpu'] / moves * 1e3:>13.2f}"
-                )
-                if any(re.search(r" 5\d\d", key) for key in result["statuses"]):
-                    print("  FAIL: a server error")
-                    failed = True
-                problems = lost_or_doubled(result["committed"], result["unknown"])
-                for problem in problems[:20]:
-                    print(f"  FAIL: {problem}")
-                failed |= bool(problems)
-            if args.floor:
-                print("\n  The floor: pairs of GET /api/fairplay/key/ (no database), as moves")
-                for count in args.tables:
-                    result = play(port, players, count, args.seconds, roots, floor=True)
-                    rate = len(result["committed"]) / args.seconds
-                    share = f"{rate / tps:.3f}" if tps else "-"
-                    both = result["gets"] + result["posts"]
-                    web = result["server_cpu"]["web"][0] / (len(both) or 1)
-                    print(
-                        f"  {count:>6} {rate:>8.1f} {share:>9}  request p50 "
-                        f"{quantile(both, 0.5) * 1e3:.1f}ms p99 {quantile(both, 0.99) * 1e3:.1f}ms,"
-                        f" web CPU {web * 1e3:.2f} ms a request, "
-                        f"clients {result['cpu'] / args.seconds:.0%} of a core"
-                    )
-                    failed |= bool(result["statuses"])
-            print(
-                "\n  CPU ms per committed move, by process, and in brackets the kernel's part "
-                "of it\n  (from /proc, over the timed window):"
-            )
-            print(
-                f"  {'tables':>6} "
-                + " ".join(f"{p:>13}" for p in [*roots, "postgres", "redis", "clients"])
-            )
-            for line in costs:
-                print(line)
-        finally:
-            processes.stop()
+            finally:
+                if pooler is not None:
+                    pooler.stop()
+            failed |= trouble
             broker.flushdb()
+    if args.pooler:
+        print("\n  Moves/s, the same load on each (in brackets: the share of direct's):")
+        print(f"  {'tables':>6} " + " ".join(f"{label:>28}" for label, _ in setups))
+        for count in args.tables:
+            direct = rates["direct"][count] or float("nan")
+            cells = [f"{rates[label][count]:.1f} ({rates[label][count] / direct:.2f})"
+                     for label, _ in setups]  # fmt: skip
+            print(f"  {count:>6} " + " ".join(f"{cell:>28}" for cell in cells))
     trouble = replays_clean(tree or ROOT)
     print(f"\ncheck_replays: {trouble or 'clean'}")
     failed |= trouble is not None

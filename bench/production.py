@@ -35,8 +35,13 @@ def signing_key_pem() -> str:
 
 
 def production_env(redis_url: str, mail_dir: Path) -> dict[str, str]:
-    """What ``FAIRDEAL_ENV=production`` needs on ``DATABASE_URL``, and nothing more."""
+    """What ``FAIRDEAL_ENV=production`` needs on ``DATABASE_URL``, and nothing more: Redis's
+    database of ``redis_url`` for the broker, the next one for the cache (production
+    refuses one for both)."""
     env = {name: os.environ[name] for name in ("PATH", "HOME", "LANG") if name in os.environ}
+    broker = urlsplit(redis_url)
+    database = int(broker.path.strip("/") or 0)
+    cache_url = broker._replace(path=f"/{(database + 1) % 16}").geturl()
     return {
         **env,
         "PYTHONUNBUFFERED": "1",
@@ -45,7 +50,7 @@ def production_env(redis_url: str, mail_dir: Path) -> dict[str, str]:
         "DATABASE_URL": os.environ["DATABASE_URL"],
         "ALLOWED_HOSTS": HOST,
         "CELERY_BROKER_URL": redis_url,
-        "CACHE_URL": redis_url,
+        "CACHE_URL": cache_url,
         "FAIRDEAL_SIGNING_KEY": signing_key_pem(),
         "FAIRDEAL_BASE_URL": f"https://{HOST}",
         "FAIRDEAL_TRUST_FORWARDED_PROTO": "true",

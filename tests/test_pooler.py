@@ -31,6 +31,7 @@ BROKER = "redis://127.0.0.1:6379/15"
 CACHE = "redis://127.0.0.1:6379/5"
 # The production shape's fixture, whose ``database_env`` this module's fixture overrides.
 production = e2e.production
+broker_url = e2e.broker_url  # Redis, this module's BROKER (issue 35, item 3 adds RabbitMQ)
 
 # PgBouncer missing is a failure, not a skip: .ci/run installs Debian's package.
 
@@ -124,3 +125,19 @@ def test_the_transaction_pooler_setting_turns_off_what_does_not_survive_it() -> 
     )  # fmt: skip
     assert kept.returncode == 0, kept.stderr
     assert kept.stdout.split() == ["True", "2"]
+
+
+@pytest.mark.django_db
+def test_the_time_zone_django_sets_follows_its_client_from_session_to_session() -> None:
+    """Django sets its connection's time zone with ``set_config`` when the server's differs
+    (a session setting, sent once at connect): PgBouncer tracks TimeZone for each client and
+    sets it on whichever session serves it, so it is never lost, nor leaks to another client."""
+    with (
+        PgBouncer(e2e.database_url(), pool_size=1) as bouncer,
+        psycopg.connect(bouncer.url, autocommit=True) as first,
+        psycopg.connect(bouncer.url, autocommit=True) as second,
+    ):
+        server = second.execute("SHOW TimeZone").fetchone()
+        first.execute("SELECT set_config('TimeZone', 'America/New_York', false)")
+        assert second.execute("SHOW TimeZone").fetchone() == server  # on the same session
+        assert first.execute("SHOW TimeZone").fetchone() == ("America/New_York",)
