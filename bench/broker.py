@@ -5,12 +5,14 @@
 Runs what ``make run`` runs: a Celery worker with beat (``--pool=solo``) on the
 embedded defaults, a SQLite database and kombu's filesystem transport, in a
 fresh folder of its own (``FAIRDEAL_VAR_DIR``). ``--broker redis://...`` runs the
-same against a real broker, for comparison.
+same against a real broker, for comparison: ``--broker redis://127.0.0.1:6379/12`` or
+``--broker amqp://guest:guest@127.0.0.1:5672/bench`` (a virtual host of its own, made with
+``rabbitmqctl add_vhost``: quorum queues and publisher confirms, as production sets them).
 
 (a) Delivery: ``--tasks`` outbox drains (the task every committed write sends)
     are queued while the worker is stopped; the worker is started, and the
-    bench times how long it takes to consume them all (the filesystem queue
-    folder empties as messages are delivered). Printed as tasks/s; the goal is
+    bench times how long it takes to consume them all (until the queue, the
+    filesystem's folder or the broker's, is empty). Printed as tasks/s; the goal is
     at least 50.
 (b) Starvation: the same backlog is queued again, and the bench times how long
     after it the next completed deadline sweep is recorded (the sweep runs on
@@ -28,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -83,6 +86,16 @@ def queued(folder: Path) -> int:
     return sum(1 for name in os.listdir(folder / "broker" / "queue") if name.endswith(".msg"))
 
 
+def waiting(app: Any, queue: str) -> int:
+    """The messages ready in a real broker's queue, asked of the broker (Redis deletes an
+    empty queue's list: none there is none waiting)."""
+    with app.connection_for_write() as conn:
+        try:
+            return conn.default_channel.queue_declare(queue, passive=True).message_count
+        except conn.channel_errors:
+            return 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=500)
@@ -106,6 +119,8 @@ def main() -> None:
     if not filesystem:
         with app.connection_for_write() as conn:
             for queue in ("celery", "periodic"):
+                # Declared as a worker declares it (a quorum queue on RabbitMQ), then emptied.
+                app.amqp.queues[queue].bind(conn.default_channel).declare()
                 conn.default_channel.queue_purge(queue)
 
     def backlog() -> None:
@@ -117,19 +132,21 @@ def main() -> None:
     print(f"broker {args.broker.split('://')[0]}, {args.tasks} tasks, worker --beat --pool=solo")
     try:
         # (a) delivery
+        sending = time.monotonic()
         backlog()
+        sent = time.monotonic() - sending
+        print(f"  publish: {args.tasks} tasks in {sent:.2f} s = {args.tasks / sent:.0f} tasks/s")
         worker = start_worker(env, log)
         started = time.monotonic()
-        if filesystem:
-            while queued(folder) > 0:
-                time.sleep(0.01)
-            took = time.monotonic() - started
-            rate = args.tasks / took
-            verdict = "meets" if rate >= GOAL else "MISSES"
-            print(
-                f"  delivery: {args.tasks} tasks in {took:.2f} s = {rate:.0f} tasks/s "
-                f"({verdict} the goal of {GOAL:.0f}/s)"
-            )
+        while (queued(folder) if filesystem else waiting(app, "celery")) > 0:
+            time.sleep(0.01)
+        took = time.monotonic() - started
+        rate = args.tasks / took
+        verdict = "meets" if rate >= GOAL else "MISSES"
+        print(
+            f"  delivery: {args.tasks} tasks in {took:.2f} s = {rate:.0f} tasks/s "
+            f"({verdict} the goal of {GOAL:.0f}/s)"
+        )
         # (b) starvation: a backlog on the default queue; do the sweeps keep their pace?
         time.sleep(2 * SWEEP_SECONDS)
         backlog()

@@ -86,6 +86,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # The development default is kombu's filesystem transport: an embedded broker
 # that needs no server but still joins the web process to the worker and beat.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+# The broker's settings follow its URL's scheme, here and in the queues below.
+CELERY_BROKER_SCHEME = CELERY_BROKER_URL.partition("://")[0].lower()
+AMQP_SCHEMES = ("amqp", "amqps", "pyamqp")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
     for _folder in ("queue", "processed", "control"):
@@ -100,6 +103,12 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         # delivered about one task a second (bench/broker.py measures the rate).
         "polling_interval": env.float("FAIRDEAL_BROKER_POLL_SECONDS", default=0.01),
     }
+elif CELERY_BROKER_SCHEME in AMQP_SCHEMES:
+    # RabbitMQ (docs/deploy.md, "Which broker"): py-amqp's publisher confirms, so a
+    # publish returns once the broker has the message (or raises, and the outbox keeps
+    # the work for beat's drain); our queues are quorum queues (below), replicated and
+    # written to disk before the broker confirms.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"confirm_publish": True}
 else:
     # A publish (the wake-up after a commit) waits for no broker for long.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
@@ -116,7 +125,23 @@ CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 # The bots' moves too (games.outbox's lane ``bots``): production gives them workers of
 # their own (docs/deploy.md), so that a flood of bots' moves never delays a sweep or mail.
-CELERY_TASK_QUEUES = {"celery": {}, "periodic": {}, "bots": {}}
+CELERY_TASK_QUEUES: dict[str, dict[str, object]] = {"celery": {}, "periodic": {}, "bots": {}}
+if CELERY_BROKER_SCHEME in AMQP_SCHEMES:
+    # Quorum queues on RabbitMQ: each message replicated and on disk before it is
+    # confirmed, unacknowledged ones redelivered when a worker's connection drops. Celery
+    # sees them and asks for per-consumer prefetch (quorum queues have no global QoS).
+    # Nothing of ours needs what they lack: no priorities, no countdown or ETA (beat's
+    # ticks; drain-bots' ``expires`` is a message TTL, which they keep). docs/deploy.md.
+    # Should a countdown come, Celery's native delayed delivery carries it, which
+    # needs a topic exchange (with the direct default the worker holds an ETA task
+    # unacknowledged until it is due); a topic routes our queues' names as direct did.
+    CELERY_TASK_DEFAULT_EXCHANGE_TYPE = "topic"
+    CELERY_TASK_QUEUES = {
+        name: {"queue_arguments": {"x-queue-type": "quorum"}} for name in CELERY_TASK_QUEUES
+    }
+    CELERY_TASK_DEFAULT_QUEUE_TYPE = "quorum"
+    CELERY_TASK_CREATE_MISSING_QUEUE_TYPE = "quorum"
+    CELERY_WORKER_DETECT_QUORUM_QUEUES = True
 CELERY_TASK_ROUTES = {
     "games.drain_bots": {"queue": "bots"},
     "games.sweep_deadlines": {"queue": "periodic"},
@@ -169,6 +194,16 @@ FAIRDEAL_TRUST_FORWARDED_PROTO = env.bool("FAIRDEAL_TRUST_FORWARDED_PROTO", defa
 SECURE_PROXY_SSL_HEADER = (
     ("HTTP_X_FORWARDED_PROTO", "https") if FAIRDEAL_TRUST_FORWARDED_PROTO else None
 )
+
+
+def _same_redis_database(first: str, second: str) -> bool:
+    """Whether two Redis URLs name one database of one server (db 0 when none is named)."""
+    a, b = urlsplit(first), urlsplit(second)
+    return (a.hostname, a.port or 6379, a.path.strip("/") or "0") == (
+        b.hostname,
+        b.port or 6379,
+        b.path.strip("/") or "0",
+    ) and b.scheme in ("redis", "rediss")
 
 
 def is_local_host(host: str | None) -> bool:
@@ -248,6 +283,18 @@ if PRODUCTION:
         or "CELERY_BROKER_URL" not in env
     ):
         problems.append("CELERY_BROKER_URL must name a real broker")
+    elif CELERY_BROKER_SCHEME not in ("redis", "rediss", *AMQP_SCHEMES):
+        # Late acks, redelivery and (RabbitMQ) confirms and quorum queues are set, and
+        # tested, for these two only: librabbitmq://, say, has no publisher confirms.
+        problems.append(
+            "CELERY_BROKER_URL must be Redis (redis://, rediss://) or RabbitMQ"
+            " (amqp://, amqps://): the brokers whose delivery settings are set and tested"
+        )
+    elif CELERY_BROKER_SCHEME in ("redis", "rediss") and (
+        _same_redis_database(CELERY_BROKER_URL, env.str("CACHE_URL", default=""))
+    ):
+        # Clearing the cache (or its eviction under maxmemory) would drop queued tasks.
+        problems.append("CELERY_BROKER_URL and CACHE_URL must be different Redis databases")
     # Throttle counters must be shared by every web process (accounts block below).
     if not env.str("CACHE_URL", default="").startswith(("redis://", "rediss://")):
         problems.append(

@@ -36,6 +36,8 @@ from django.db import connection
 from fairplay import keyring
 from fairplay.private_keys import generate_private_key, private_key_to_pem
 from fairplay.verify import verify
+from tests.factories import redis_db_alone
+from tests.rabbitmq import rabbitmq_vhost
 
 REPO = Path(__file__).resolve().parents[1]
 BROKER = "redis://127.0.0.1:6379/10"
@@ -127,10 +129,26 @@ def database_env() -> dict[str, str]:
 
 
 @pytest.fixture
-def production(tmp_path: Path, database_env: dict[str, str]) -> Iterator[dict[str, Any]]:
-    broker = redis.Redis.from_url(BROKER)
-    broker.ping()  # Redis down is a failure, not a skip: CI starts it.
-    broker.flushdb()
+def broker_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The broker the started processes use: Redis's database for this test alone, or, where
+    a test asks for ``"rabbitmq"`` (indirect parametrisation; issue 35, item 3), a RabbitMQ
+    virtual host of its own (quorum queues, publisher confirms)."""
+    if getattr(request, "param", "redis") == "rabbitmq":
+        with rabbitmq_vhost() as url:
+            yield url
+        return
+    with redis_db_alone(BROKER):
+        broker = redis.Redis.from_url(BROKER)
+        broker.ping()  # Redis down is a failure, not a skip: CI starts it.
+        broker.flushdb()
+        yield BROKER
+        broker.flushdb()
+
+
+@pytest.fixture
+def production(
+    tmp_path: Path, database_env: dict[str, str], broker_url: str
+) -> Iterator[dict[str, Any]]:
     redis.Redis.from_url(CACHE).flushdb()
     tree = clean_tree(tmp_path)
     mail_dir = tmp_path / "mail"
@@ -144,7 +162,7 @@ def production(tmp_path: Path, database_env: dict[str, str]) -> Iterator[dict[st
         "DEBUG": "false",
         **database_env,
         "ALLOWED_HOSTS": HOST,
-        "CELERY_BROKER_URL": BROKER,
+        "CELERY_BROKER_URL": broker_url,
         "CACHE_URL": CACHE,
         "FAIRDEAL_SIGNING_KEY": private_key_to_pem(generate_private_key()).decode(),
         "FAIRDEAL_BASE_URL": f"https://{HOST}",
@@ -231,7 +249,6 @@ def production(tmp_path: Path, database_env: dict[str, str]) -> Iterator[dict[st
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=15)
-        broker.flushdb()
         gone_from_the_database()
         if not passed:
             for name, log in logs.items():
@@ -294,6 +311,7 @@ def register_and_verify(site: Site, mail_dir: Path, name: str) -> str:
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("broker_url", ["redis", "rabbitmq"], indirect=True)
 def test_the_production_shape_from_a_clean_tree_ends_a_late_game_by_timeout(
     production: dict[str, Any],
 ) -> None:

@@ -91,6 +91,12 @@ def test_complete_production_settings_are_accepted() -> None:
         ({"FAIRDEAL_BASE_URL": "fairdeal.example"}, "FAIRDEAL_BASE_URL"),
         ({"CELERY_BROKER_URL": None}, "CELERY_BROKER_URL"),
         ({"CELERY_BROKER_URL": "memory://"}, "CELERY_BROKER_URL"),
+        # No publisher confirms there (issue 35, item 3: the brokers set and tested).
+        ({"CELERY_BROKER_URL": "librabbitmq://mq.example//"}, "Redis (redis://, rediss://)"),
+        ({"CELERY_BROKER_URL": "sqs://"}, "Redis (redis://, rediss://)"),
+        # Clearing the cache would drop the queued tasks.
+        ({"CELERY_BROKER_URL": "redis://cache.example:6379/1"}, "different Redis databases"),
+        ({"CACHE_URL": "redis://cache.example/"}, "different Redis databases"),
         # Throttles count in the cache: every web process must share it.
         ({"CACHE_URL": None}, "CACHE_URL"),
         ({"CACHE_URL": "locmemcache://"}, "CACHE_URL"),
@@ -136,6 +142,9 @@ def test_production_refuses_a_development_default(change: dict, complaint: str) 
         {"EMAIL_URL": None, "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend"},
         {"FAIRDEAL_BASE_URL": "https://play.fairdeal.example:8443/cards"},
         {"FAIRDEAL_BASE_URL": "https://203.0.113.7"},
+        {"CELERY_BROKER_URL": "amqp://fairdeal:password@mq.example:5672/fairdeal"},
+        {"CELERY_BROKER_URL": "amqps://fairdeal:password@mq.example:5671/fairdeal"},
+        {"CELERY_BROKER_URL": "redis://cache.example:6379/0", "CACHE_URL": "redis://other:6379/0"},
     ],
 )
 def test_production_accepts_a_safe_choice(change: dict) -> None:
@@ -148,6 +157,21 @@ def test_production_accepts_a_safe_choice(change: dict) -> None:
     done = load_settings(environment)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "production False"
+
+
+@pytest.mark.parametrize("url", ["amqp://mq.example//", "amqps://mq.example/fairdeal"])
+def test_on_rabbitmq_our_queues_are_quorum_queues_and_every_publish_is_confirmed(url: str) -> None:
+    """Issue 35, item 3: the broker's settings follow the URL's scheme."""
+    show = "(s.CELERY_TASK_QUEUES, s.CELERY_BROKER_TRANSPORT_OPTIONS, s.CELERY_TASK_ACKS_LATE)"
+    done = load_settings({**GOOD_PRODUCTION, "CELERY_BROKER_URL": url}, show=show)
+    assert done.returncode == 0, done.stderr
+    quorum = {"queue_arguments": {"x-queue-type": "quorum"}}
+    expected = {"celery": quorum, "periodic": quorum, "bots": quorum}
+    assert done.stdout.strip() == repr((expected, {"confirm_publish": True}, True))
+    # Redis keeps its plain queues and socket timeouts (no confirm_publish: not a Redis option).
+    done = load_settings(GOOD_PRODUCTION, show=show)
+    assert done.returncode == 0, done.stderr
+    assert "quorum" not in done.stdout and "confirm_publish" not in done.stdout
 
 
 def without_signing_key() -> dict[str, str]:

@@ -1,0 +1,129 @@
+"""On RabbitMQ (issue 35, item 3): a task published while no worker runs is kept, and delivered
+once when a worker comes back: none lost, none twice.
+
+The tasks are published by a process of their own, as the web process publishes a
+wake-up, with the production settings the URL chooses (config/settings.py): quorum
+queues, publisher confirms. The first ones go to a virtual host no worker has ever
+used, so the publisher itself must declare the queue (or RabbitMQ would drop them as
+unroutable, and confirm them all the same); the next ones while the worker is stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.factories import make_users
+from tests.games.test_deadlines_at_scale import assert_timed_out_once, make_late, make_tables
+from tests.games.test_worker_e2e import REPO, _tail, _test_database_url
+from tests.rabbitmq import queue_types, rabbitmq_vhost, waiting
+
+READY_TIMEOUT = 45.0
+DONE_TIMEOUT = 30.0
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PUBLISH = """
+import json, sys
+from config.celery import app
+ids = [app.send_task("games.sweep_deadlines", kwargs={"fan_out": False}).id for _ in range(2)]
+print(json.dumps(ids))
+"""
+
+
+@pytest.fixture
+def broker_env() -> Iterator[dict[str, str]]:
+    with rabbitmq_vhost() as url:
+        yield {
+            **os.environ,
+            "DATABASE_URL": _test_database_url(),
+            "CELERY_BROKER_URL": url,
+            "FAIRDEAL_ENV": "test",
+            "CELERY_TASK_ALWAYS_EAGER": "false",
+            "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
+            "PYTHONUNBUFFERED": "1",
+        }
+
+
+def publish(env: dict[str, str]) -> list[str]:
+    """Two sweeps, sent as beat or a web process sends tasks; their ids."""
+    done = subprocess.run(
+        [sys.executable, "-c", PUBLISH],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_worker_until(env: dict[str, str], log: Path, ids: list[str]) -> None:
+    """Start a worker, wait until it has run each of ``ids``, and stop it as a deploy does."""
+    command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "celery,periodic"]
+    command += ["--concurrency", "1", "--loglevel=INFO", "--without-mingle", "--without-gossip"]
+    with log.open("wb") as output:
+        worker = subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT
+        )
+    try:
+        give_up = time.monotonic() + READY_TIMEOUT + DONE_TIMEOUT
+        while not all(f"[{task}] succeeded" in log.read_text(errors="replace") for task in ids):
+            assert worker.poll() is None, f"the worker exited with {worker.returncode}"
+            assert time.monotonic() < give_up, "the tasks were not done in time"
+            time.sleep(0.2)
+        time.sleep(1.0)  # time for a second delivery of any of them to show
+    except BaseException:
+        print(f"--- {log.name}, last lines ---\n{_tail(log)}")
+        raise
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait(timeout=15)
+
+
+def received(logs: list[Path]) -> list[str]:
+    text = "".join(log.read_text(errors="replace") for log in logs)
+    return re.findall(r"Task games\.sweep_deadlines\[([0-9a-f-]+)\] received", text)
+
+
+def test_tasks_published_while_no_worker_runs_are_delivered_once_when_one_comes_back(
+    broker_env: dict[str, str], tmp_path: Path
+) -> None:
+    url = broker_env["CELERY_BROKER_URL"]
+    players = make_users("alice", "bob")
+
+    # Nothing has ever consumed here: the publisher declares the quorum queue itself.
+    owing = make_late(make_tables(3, players))
+    first = publish(broker_env)
+    assert queue_types(url) == {"periodic": "quorum"}
+    assert waiting(url, "periodic") == 2
+    logs = [tmp_path / "worker1.log"]
+    run_worker_until(broker_env, logs[0], first)
+    assert_timed_out_once(owing)
+
+    # The worker is stopped: what is sent meanwhile waits for it, whole.
+    owing = make_late(make_tables(3, players))
+    second = publish(broker_env)
+    assert waiting(url, "periodic") == 2
+    logs.append(tmp_path / "worker2.log")
+    run_worker_until(broker_env, logs[1], second)
+    assert_timed_out_once(owing)
+
+    assert sorted(received(logs)) == sorted(first + second)  # each once: none lost, none twice
+    assert waiting(url, "periodic") == 0
+    assert {queue_types(url)[name] for name in ("celery", "periodic")} == {"quorum"}
+    for log in logs:
+        assert "Traceback" not in log.read_text(errors="replace"), _tail(log)
