@@ -46,7 +46,8 @@ def queue_types(url: str) -> dict[str, str]:
 
 
 def waiting(url: str, queue: str) -> int:
-    """How many messages ``queue`` holds, ready or unacknowledged, asked of the queue itself
-    (``rabbitmqctl list_queues`` counts a quorum queue's messages some seconds late)."""
+    """How many messages ``queue`` holds ready (not those a consumer holds unacknowledged),
+    asked of the queue itself (``rabbitmqctl list_queues`` counts a quorum queue's messages
+    some seconds late)."""
     with Connection(url) as connection:
         return connection.default_channel.queue_declare(queue, passive=True).message_count

@@ -1,5 +1,6 @@
 """On RabbitMQ (issue 35, item 3): a task published while no worker runs is kept, and delivered
-once when a worker comes back: none lost, none twice.
+once when a worker comes back: none lost, none twice. A task whose worker host dies while
+running it is handed to the next worker at once, and does its work once.
 
 The tasks are published by a process of their own, as the web process publishes a
 wake-up, with the production settings the URL chooses (config/settings.py): quorum
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -20,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.db import connection, transaction
 
 from tests.factories import make_users
 from tests.games.test_deadlines_at_scale import assert_timed_out_once, make_late, make_tables
@@ -34,7 +37,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PUBLISH = """
 import json, sys
 from config.celery import app
-ids = [app.send_task("games.sweep_deadlines", kwargs={"fan_out": False}).id for _ in range(2)]
+sweep = {"fan_out": False}
+ids = [app.send_task("games.sweep_deadlines", kwargs=sweep).id for _ in range(int(sys.argv[1]))]
 print(json.dumps(ids))
 """
 
@@ -53,10 +57,10 @@ def broker_env() -> Iterator[dict[str, str]]:
         }
 
 
-def publish(env: dict[str, str]) -> list[str]:
-    """Two sweeps, sent as beat or a web process sends tasks; their ids."""
+def publish(env: dict[str, str], count: int = 2) -> list[str]:
+    """Sweeps, sent as beat or a web process sends tasks; their ids."""
     done = subprocess.run(
-        [sys.executable, "-c", PUBLISH],
+        [sys.executable, "-c", PUBLISH, str(count)],
         cwd=REPO,
         env=env,
         capture_output=True,
@@ -67,14 +71,24 @@ def publish(env: dict[str, str]) -> list[str]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def run_worker_until(env: dict[str, str], log: Path, ids: list[str]) -> None:
-    """Start a worker, wait until it has run each of ``ids``, and stop it as a deploy does."""
+def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """A worker host: its main process and its pool's, a process group of their own."""
     command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "celery,periodic"]
     command += ["--concurrency", "1", "--loglevel=INFO", "--without-mingle", "--without-gossip"]
     with log.open("wb") as output:
-        worker = subprocess.Popen(
-            command, cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT
+        return subprocess.Popen(
+            command,
+            cwd=REPO,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
+
+
+def run_worker_until(env: dict[str, str], log: Path, ids: list[str]) -> None:
+    """Start a worker, wait until it has run each of ``ids``, and stop it as a deploy does."""
+    worker = start_worker(env, log)
     try:
         give_up = time.monotonic() + READY_TIMEOUT + DONE_TIMEOUT
         while not all(f"[{task}] succeeded" in log.read_text(errors="replace") for task in ids):
@@ -127,3 +141,39 @@ def test_tasks_published_while_no_worker_runs_are_delivered_once_when_one_comes_
     assert {queue_types(url)[name] for name in ("celery", "periodic")} == {"quorum"}
     for log in logs:
         assert "Traceback" not in log.read_text(errors="replace"), _tail(log)
+
+
+def test_a_task_whose_worker_host_dies_in_it_is_run_again_at_once_by_another_worker(
+    broker_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Late acknowledgement: the task was taken, not done, when its worker was killed whole
+    (``kill -9`` of the process group, as a host lost). Its connection gone, RabbitMQ
+    hands the task back at once (Redis would after its visibility timeout, an hour); the
+    next worker runs it, and it does its work once."""
+    url = broker_env["CELERY_BROKER_URL"]
+    owing = make_late(make_tables(3, players=make_users("alice", "bob")))
+    logs = [tmp_path / "doomed.log", tmp_path / "next.log"]
+    with transaction.atomic(), connection.cursor() as cursor:
+        # The sweep waits on this lock, inside the task, until the worker is dead.
+        cursor.execute("LOCK TABLE games_table IN ACCESS EXCLUSIVE MODE")
+        doomed = start_worker(broker_env, logs[0])
+        try:
+            (task,) = publish(broker_env, count=1)
+            give_up = time.monotonic() + READY_TIMEOUT
+            while received(logs[:1]) != [task]:
+                assert doomed.poll() is None, f"the worker exited with {doomed.returncode}"
+                assert time.monotonic() < give_up, f"not taken: {_tail(logs[0])}"
+                time.sleep(0.1)
+            time.sleep(0.5)  # into the task, waiting on the lock
+            assert waiting(url, "periodic") == 0  # taken by the worker (and not acknowledged)
+        finally:
+            os.killpg(doomed.pid, signal.SIGKILL)
+            doomed.wait(timeout=15)
+        assert waiting(url, "periodic") == 1  # back, ready: not lost with its worker
+    # The lock released: the dead worker's database session gives up its wait too.
+    run_worker_until(broker_env, logs[1], [task])
+
+    assert_timed_out_once(owing)
+    assert received(logs[1:]) == [task]  # the one redelivery, run once
+    assert "succeeded" not in logs[0].read_text(errors="replace")
+    assert waiting(url, "periodic") == 0
