@@ -28,6 +28,8 @@ RECENT_MOVES = 12
 OPEN_PAGE_SIZE = 100  # the lobby's page, unless the caller asks for fewer
 MAX_OPEN_PAGE_SIZE = 100
 MY_CANCELLED = 20  # the caller's cancelled tables listed beside their own, newest first
+MY_GOING = 500  # the caller's open and playing tables listed, at most
+MY_FINISHED = 20  # the caller's finished tables listed, newest ended first
 
 
 def iso(value: Any) -> str | None:
@@ -374,16 +376,20 @@ def open_tables(
 
 
 def my_tables(user: AbstractBaseUser | AnonymousUser) -> list[dict]:
-    """The caller's tables: those waiting on them first, soonest deadline first.
+    """The caller's tables: those waiting on them first, soonest deadline first; of the
+    finished, the newest :data:`MY_FINISHED`.
 
     Cancelled tables are not among them: :func:`my_cancelled_tables` lists those.
     """
     if not user.is_authenticated:
         return []
-    tables = (
-        Table.objects.filter(seats__user=user).exclude(status=Table.Status.CANCELLED).distinct()
-    )
-    summaries = [table_summary(t, user) for t in tables[:500]]
+    # Two reads, each bounded however long the player's history (issue 35, bench/scale.py):
+    # the tables still going, and the newest finished (a player's page and the archive keep
+    # the rest). A player has one seat at a table (one_seat_per_player): no DISTINCT.
+    mine = Table.objects.filter(seats__user=user)
+    going = mine.filter(status__in=[Table.Status.OPEN, Table.Status.PLAYING])[:MY_GOING]
+    ended = mine.filter(status=Table.Status.FINISHED).order_by("-finished_at", "-id")
+    summaries = [table_summary(t, user) for t in [*going, *ended[:MY_FINISHED]]]
     rank = {Table.Status.PLAYING: 1, Table.Status.OPEN: 2, Table.Status.FINISHED: 3}
 
     def order(summary: dict[str, Any]) -> tuple:

@@ -719,3 +719,22 @@ def test_my_tables_cost_as_many_queries_for_30_tables_as_for_1(
         response = client.get(MINE)
     assert response.content.decode().count('id="mine-') == 30
     assert len(thirty) == len(one)
+
+
+def test_my_tables_list_the_newest_finished_ones_only(monkeypatch: Any) -> None:
+    # Issue 35 (bench/scale.py): a player with 2,000 finished games gets a page of the
+    # newest, not all of them (their player's page and the archive keep the rest).
+    from games import selectors
+
+    monkeypatch.setattr(selectors, "MY_FINISHED", 2)
+    alice, bob = make_users("alice", "bob")
+    ended = []
+    for _ in range(3):
+        table = started_table(alice, bob)
+        services.table_resign(table_id=table.pk, user=bob)
+        ended.append(table)
+    going = started_table(bob, alice)
+    html = browser(alice).get(MINE).content.decode()
+    assert f'id="mine-{going.pk}"' in html
+    assert f'id="mine-{ended[0].pk}"' not in html  # the oldest to end
+    assert all(f'id="mine-{t.pk}"' in html for t in ended[1:])
