@@ -1,12 +1,12 @@
-"""On RabbitMQ (issue 35, item 3): a task published while no worker runs is kept, and delivered
-once when a worker comes back: none lost, none twice. A task whose worker host dies while
-running it is handed to the next worker at once, and does its work once.
+"""On RabbitMQ (issue 35, item 3): tasks published while no worker runs are kept, and a task
+whose worker host dies while running it is handed back at once; the next worker does each
+once: none lost, none twice.
 
 The tasks are published by a process of their own, as the web process publishes a
 wake-up, with the production settings the URL chooses (config/settings.py): quorum
-queues, publisher confirms. The first ones go to a virtual host no worker has ever
-used, so the publisher itself must declare the queue (or RabbitMQ would drop them as
-unroutable, and confirm them all the same); the next ones while the worker is stopped.
+queues, publisher confirms. They go to a virtual host no worker has ever used, so the
+publisher itself must declare the queue (or RabbitMQ would drop them as unroutable, and
+confirm them all the same).
 """
 
 from __future__ import annotations
@@ -113,67 +113,45 @@ def received(logs: list[Path]) -> list[str]:
     return re.findall(r"Task games\.sweep_deadlines\[([0-9a-f-]+)\] received", text)
 
 
-def test_tasks_published_while_no_worker_runs_are_delivered_once_when_one_comes_back(
+def test_tasks_sent_while_no_worker_runs_or_whose_worker_dies_in_one_are_each_done_once(
     broker_env: dict[str, str], tmp_path: Path
 ) -> None:
-    url = broker_env["CELERY_BROKER_URL"]
-    players = make_users("alice", "bob")
-
-    # Nothing has ever consumed here: the publisher declares the quorum queue itself.
-    owing = make_late(make_tables(3, players))
-    first = publish(broker_env)
-    assert queue_types(url) == {"periodic": "quorum"}
-    assert waiting(url, "periodic") == 2
-    logs = [tmp_path / "worker1.log"]
-    run_worker_until(broker_env, logs[0], first)
-    assert_timed_out_once(owing)
-
-    # The worker is stopped: what is sent meanwhile waits for it, whole.
-    owing = make_late(make_tables(3, players))
-    second = publish(broker_env)
-    assert waiting(url, "periodic") == 2
-    logs.append(tmp_path / "worker2.log")
-    run_worker_until(broker_env, logs[1], second)
-    assert_timed_out_once(owing)
-
-    assert sorted(received(logs)) == sorted(first + second)  # each once: none lost, none twice
-    assert waiting(url, "periodic") == 0
-    assert {queue_types(url)[name] for name in ("celery", "periodic")} == {"quorum"}
-    for log in logs:
-        assert "Traceback" not in log.read_text(errors="replace"), _tail(log)
-
-
-def test_a_task_whose_worker_host_dies_in_it_is_run_again_at_once_by_another_worker(
-    broker_env: dict[str, str], tmp_path: Path
-) -> None:
-    """Late acknowledgement: the task was taken, not done, when its worker was killed whole
-    (``kill -9`` of the process group, as a host lost). Its connection gone, RabbitMQ
-    hands the task back at once (Redis would after its visibility timeout, an hour); the
-    next worker runs it, and it does its work once."""
+    """Two sweeps are sent before any worker ran. A worker takes the first and is killed
+    whole in it (``kill -9`` of its process group, as a host lost), before acknowledging
+    it: its connection gone, RabbitMQ puts the task back at once (Redis would after its
+    visibility timeout, an hour). The next worker runs both, once each."""
     url = broker_env["CELERY_BROKER_URL"]
     owing = make_late(make_tables(3, players=make_users("alice", "bob")))
     logs = [tmp_path / "doomed.log", tmp_path / "next.log"]
+
+    # Nothing has ever consumed here: the publisher declares the quorum queue itself.
+    sent = publish(broker_env)
+    assert queue_types(url) == {"periodic": "quorum"}
+    assert waiting(url, "periodic") == 2
+
     with transaction.atomic(), connection.cursor() as cursor:
-        # The sweep waits on this lock, inside the task, until the worker is dead.
+        # The sweep waits on this lock, inside the task, until its worker is dead.
         cursor.execute("LOCK TABLE games_table IN ACCESS EXCLUSIVE MODE")
         doomed = start_worker(broker_env, logs[0])
         try:
-            (task,) = publish(broker_env, count=1)
             give_up = time.monotonic() + READY_TIMEOUT
-            while received(logs[:1]) != [task]:
+            while not received(logs[:1]):
                 assert doomed.poll() is None, f"the worker exited with {doomed.returncode}"
-                assert time.monotonic() < give_up, f"not taken: {_tail(logs[0])}"
+                assert time.monotonic() < give_up, f"nothing taken: {_tail(logs[0])}"
                 time.sleep(0.1)
             time.sleep(0.5)  # into the task, waiting on the lock
-            assert waiting(url, "periodic") == 0  # taken by the worker (and not acknowledged)
+            assert received(logs[:1]) == sent[:1]  # the first, and no other (prefetch 1)
+            assert waiting(url, "periodic") == 1  # taken, not acknowledged: not counted
         finally:
             os.killpg(doomed.pid, signal.SIGKILL)
             doomed.wait(timeout=15)
-        assert waiting(url, "periodic") == 1  # back, ready: not lost with its worker
+        assert waiting(url, "periodic") == 2  # back, ready: not lost with its worker
     # The lock released: the dead worker's database session gives up its wait too.
-    run_worker_until(broker_env, logs[1], [task])
+    run_worker_until(broker_env, logs[1], sent)
 
     assert_timed_out_once(owing)
-    assert received(logs[1:]) == [task]  # the one redelivery, run once
+    assert sorted(received(logs[1:])) == sorted(sent)  # each once: none lost, none twice
     assert "succeeded" not in logs[0].read_text(errors="replace")
     assert waiting(url, "periodic") == 0
+    assert {queue_types(url)[name] for name in ("celery", "periodic")} == {"quorum"}
+    assert "Traceback" not in logs[1].read_text(errors="replace"), _tail(logs[1])
