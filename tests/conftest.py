@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from typing import Any
 from unittest import mock
 
 import pytest
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup: None) -> Iterator[None]:
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
     from django.db import connection
 
     if connection.vendor != "postgresql":
@@ -18,6 +20,19 @@ def django_db_setup(django_db_setup: None) -> Iterator[None]:
             returncode=3,
         )
     yield
+    # Before the test database is dropped: a session some test's processes left behind (a
+    # server killed mid-query, a pooler's or a worker's backend that has not noticed its
+    # client is gone) would keep DROP DATABASE from running ("being accessed by other
+    # users"). The run is over: end them, and wait until they are gone.
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        for _ in range(100):
+            cursor.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            if cursor.fetchone()[0] == 0:
+                break
+            time.sleep(0.1)
 
 
 @pytest.fixture(autouse=True)
