@@ -290,10 +290,13 @@ def test_a_move_and_the_sweep_racing_as_a_holiday_runs_out_end_the_table_once() 
         # The holiday ended a day ago and the hour it held has gone since: the seat is late,
         # though no sweep has taken the holiday up yet.
 
-        def move(table: Table = table, away: Any = away) -> str:
-            table.refresh_from_db()
-            (seat,) = table.to_act
-            action = services.load_state(table).legal_actions(seat)[0]
+        # The move is chosen before the race: only its write races the sweep (chosen in the
+        # race, the sweep may have ended the table already, leaving no seat to move).
+        table.refresh_from_db()
+        (seat,) = table.to_act
+        action = services.load_state(table).legal_actions(seat)[0]
+
+        def move(table: Table = table, away: Any = away, action: Any = action) -> str:
             try:
                 services.move_apply(
                     table_id=table.pk, user=away, version=table.version, action=action
