@@ -368,17 +368,21 @@ def test_the_tables_made_before_the_log_are_entered_in_id_order_and_their_record
 # -- a change of key -------------------------------------------------------------
 
 
+def use_key(settings: Any, key: Ed25519PrivateKey) -> None:
+    """The processes (re)started with ``key`` as the signing key."""
+    settings.FAIRDEAL_SIGNING_KEY = private_key_to_pem(key).decode()
+    signing_key.cache_clear()
+
+
 def test_after_a_change_of_key_an_older_record_still_proves_its_table_in_the_log(
     settings: Any,
 ) -> None:
     old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
-    settings.FAIRDEAL_SIGNING_KEY = private_key_to_pem(old).decode()
-    signing_key.cache_clear()
+    use_key(settings, old)
     try:
         table = finished_table(*make_users("alice", "bob"))
         record_of(table)  # signed once, by the old key
-        settings.FAIRDEAL_SIGNING_KEY = private_key_to_pem(new).decode()
-        signing_key.cache_clear()  # the processes restarted with the new key
+        use_key(settings, new)  # the processes restarted with the new key
         envelope = record_of(table)
         assert envelope["signature"]["public_key"] == public_key_bytes(old.public_key()).hex()
         section = envelope["transparency"]
@@ -405,13 +409,11 @@ def test_a_process_still_holding_a_retired_key_answers_the_log_as_the_key_in_for
     settings: Any,
 ) -> None:
     old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
-    settings.FAIRDEAL_SIGNING_KEY = private_key_to_pem(old).decode()
-    signing_key.cache_clear()
+    use_key(settings, old)
     try:
         table = finished_table(*make_users("alice", "bob"))
         record_of(table)
-        settings.FAIRDEAL_SIGNING_KEY = private_key_to_pem(new).decode()
-        signing_key.cache_clear()
+        use_key(settings, new)
         record_of(table)  # the new key takes over, and signs the head
         head = LogHead.objects.get()
         signed = (head.checkpoint, head.key_id, head.public_key)
@@ -419,8 +421,7 @@ def test_a_process_still_holding_a_retired_key_answers_the_log_as_the_key_in_for
 
         # One process not yet restarted, with the old key: it signs nothing, and answers
         # the checkpoint and a record's section as the key in force left them, never a 500.
-        settings.FAIRDEAL_SIGNING_KEY = private_key_to_pem(old).decode()
-        signing_key.cache_clear()
+        use_key(settings, old)
         later = started_table(*make_users("carol", "dave"))
         with pytest.raises(commitments.KeyNotInForce):
             commitments.sequence()
