@@ -319,10 +319,14 @@ def test_a_move_and_the_sweep_racing_as_a_holiday_runs_out_end_the_table_once() 
 @pytest.mark.django_db(transaction=True)
 def test_two_sweeps_and_an_early_return_take_a_holiday_up_once() -> None:
     alice, bob = make_users("alice", "bob")
-    tables = [started_table(alice, bob, deadline=86400) for _ in range(3)]
+    # Tables where alice owes the move and at least one where bob does (who begins is dealt).
+    tables: list[Table] = []
+    while len(tables) < 3 or len({owing_user(table) for table in tables}) < 2:
+        tables.append(started_table(alice, bob, deadline=86400))
     start = timezone.now() - DAY - timedelta(minutes=1)
     for table in tables:
-        set_deadline(table, start + timedelta(hours=2), seats=table.to_act)
+        if owing_user(table) == alice:  # bob's move stays due a day from now: no sweep ends it
+            set_deadline(table, start + timedelta(hours=2))
     holidays.holiday_start(user=alice, days=1, now=start)
     results = at_once(
         services.sweep_deadlines,
@@ -333,6 +337,7 @@ def test_two_sweeps_and_an_early_return_take_a_holiday_up_once() -> None:
     assert holiday.ended_at == start + DAY, results
     for table in tables:
         seat = the_seat(table, alice)
+        assert table.status == Table.Status.PLAYING
         assert "held" not in seat and "away_until" not in seat
         if seat["number"] in table.to_act:
             # From the holiday's end, whoever took it up: the return came after it.
