@@ -82,6 +82,21 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     sqlite.setdefault("timeout", 20)
     sqlite.setdefault("transaction_mode", "IMMEDIATE")
     sqlite.setdefault("init_command", "PRAGMA journal_mode=WAL;")
+# A streaming replica of the primary (docs/deploy.md, "A read replica"), optional: the public
+# reads that may lag a moment go there (config/replica.py says which, and what happens when
+# it is down). Reached as the primary is (the same connection age, checks, pooler and
+# prepared statements' options); only its address is its own. Tests read the primary's own
+# test database in its place (TEST MIRROR: nothing is created on a read-only server).
+FAIRDEAL_REPLICA_RETRY_SECONDS = env.float("FAIRDEAL_REPLICA_RETRY_SECONDS", default=10.0)
+if "DATABASE_REPLICA_URL" in env:
+    _replica = env.db_url("DATABASE_REPLICA_URL")
+    DATABASES["replica"] = {
+        **DATABASES["default"],
+        **_replica,
+        "OPTIONS": {**DATABASES["default"].get("OPTIONS", {}), **_replica.get("OPTIONS", {})},
+        "TEST": {"MIRROR": "default"},
+    }
+    DATABASE_ROUTERS = ["config.replica.ReplicaRouter"]
 
 # The development default is kombu's filesystem transport: an embedded broker
 # that needs no server but still joins the web process to the worker and beat.
@@ -241,6 +256,8 @@ if PRODUCTION:
         or DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql"
     ):
         problems.append("DATABASE_URL must name a PostgreSQL database")
+    if "replica" in DATABASES and DATABASES["replica"]["ENGINE"] != "django.db.backends.postgresql":
+        problems.append("DATABASE_REPLICA_URL must name a PostgreSQL streaming replica")
     if "ALLOWED_HOSTS" not in env or not ALLOWED_HOSTS:
         problems.append("ALLOWED_HOSTS must be set")
     elif any(not host.strip("*.") for host in ALLOWED_HOSTS):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contextlib import suppress
 
+from django.utils.decorators import method_decorator
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -12,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.replica import lagging_reads
 from config.schema import refusals
 from fairplay import commitments
 from fairplay.key_list import KeyNotInForce, key_in_force, key_list_document
@@ -85,6 +87,7 @@ class RecordView(APIView):
             ),
         },
     )
+    @method_decorator(lagging_reads)
     def get(self, request: Request, table_id: int) -> Response:
         """The signed record once the game has ended, signed once when it ended (the same
         bytes ever after); before, only what is public."""

@@ -14,6 +14,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from accounts.names import USERNAME, normalize_username
+from config.replica import lagging_reads
 from games import archive
 from games.forms import game_choices
 from games.pages import game_name, player_url
@@ -100,6 +101,7 @@ def _row(game: dict[str, Any]) -> dict[str, Any]:
 
 
 @require_safe
+@lagging_reads
 def archive_page(request: HttpRequest) -> HttpResponse:
     """A page of the archive (or of the games being played), as ``GET /api/archive/``."""
     form = ArchiveFilterForm(request.GET)

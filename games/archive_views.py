@@ -3,6 +3,7 @@ and with ``status=playing`` the games being played that anybody may watch (games
 
 from __future__ import annotations
 
+from django.utils.decorators import method_decorator
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -12,6 +13,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from accounts.names import USERNAME
+from config.replica import lagging_reads
 from config.schema import refusals
 from games import archive
 from games.catalogue import find_ruleset
@@ -106,6 +108,7 @@ class ArchiveView(APIView):
             ),
         },
     )
+    @method_decorator(lagging_reads)
     def get(self, request: Request) -> Response:
         """Finished games anybody may watch, newest first, a page at a time; with
         `status=playing`, the games being played that anybody may watch.

@@ -35,6 +35,7 @@ from django.utils.safestring import SafeString
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from config.replica import lagging_reads
 from fairplay.services import seed_for
 from games import selectors
 from games.catalogue import find_game, find_ruleset
@@ -217,6 +218,7 @@ def _hand_choices(hands: list[tuple[int, int]], step_no: int, word: str) -> list
 
 @require_safe
 @never_cache
+@lagging_reads
 def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
     """The finished game move by move (``?step=n``), every hand face up: the record is public now."""
     table = table_or_404(table_id, request.user)

@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_safe
 
+from config.replica import lagging_reads
 from games.catalogue import RULESETS
 from games.forms import sentence
 from games.pages import game_name, player_url
@@ -107,6 +108,7 @@ def _standing_words(standing: dict[str, Any], on_board: bool, page_size: int) ->
 
 
 @require_safe
+@lagging_reads
 def leaderboard_page(request: HttpRequest, game: str) -> HttpResponse:
     """A page of a game's leaderboard, best first, with the rules of who is on it in words."""
     if game not in RULESETS:
@@ -253,6 +255,7 @@ def _recent_row(game: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 @require_safe
+@lagging_reads
 def player_page(request: HttpRequest, name: str) -> HttpResponse:
     """A player's ratings per game, each with its history drawn, and their last games."""
     try:

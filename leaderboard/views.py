@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.utils.decorators import method_decorator
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -11,6 +12,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from accounts.names import USERNAME
+from config.replica import lagging_reads
 from config.schema import refusals
 from games.catalogue import RULESETS
 from leaderboard import selectors
@@ -52,6 +54,7 @@ class LeaderboardView(APIView):
             ),
         },
     )
+    @method_decorator(lagging_reads)
     def get(self, request: Request, game: str) -> Response:
         """A page of the game's leaderboard, best first by the rating shown (mu - 3 sigma).
 
@@ -90,6 +93,7 @@ class PlayerView(APIView):
         parameters=[NAME],
         responses={200: PlayerSerializer},
     )
+    @method_decorator(lagging_reads)
     def get(self, request: Request, name: str) -> Response:
         """A player's public page: joined, ratings per game (provisional or ranked), recent games."""
         return Response(selectors.player_profile(name))
