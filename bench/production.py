@@ -8,6 +8,7 @@ database connections' lifetime...).
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import secrets
@@ -34,14 +35,15 @@ def signing_key_pem() -> str:
     return private_key_to_pem(generate_private_key()).decode()
 
 
-def production_env(redis_url: str, mail_dir: Path) -> dict[str, str]:
-    """What ``FAIRDEAL_ENV=production`` needs on ``DATABASE_URL``, and nothing more: Redis's
-    database of ``redis_url`` for the broker, the next one for the cache (production
-    refuses one for both)."""
+def production_env(broker_url: str, mail_dir: Path, cache_url: str | None = None) -> dict[str, str]:
+    """What ``FAIRDEAL_ENV=production`` needs on ``DATABASE_URL``, and nothing more: the broker
+    at ``broker_url`` (Redis or RabbitMQ), the cache at ``cache_url``, by default Redis's
+    database after a Redis broker's (production refuses one for both)."""
     env = {name: os.environ[name] for name in ("PATH", "HOME", "LANG") if name in os.environ}
-    broker = urlsplit(redis_url)
-    database = int(broker.path.strip("/") or 0)
-    cache_url = broker._replace(path=f"/{(database + 1) % 16}").geturl()
+    if cache_url is None:
+        broker = urlsplit(broker_url)
+        database = int(broker.path.strip("/") or 0)
+        cache_url = broker._replace(path=f"/{(database + 1) % 16}").geturl()
     return {
         **env,
         "PYTHONUNBUFFERED": "1",
@@ -49,7 +51,7 @@ def production_env(redis_url: str, mail_dir: Path) -> dict[str, str]:
         "SECRET_KEY": secrets.token_urlsafe(50),
         "DATABASE_URL": os.environ["DATABASE_URL"],
         "ALLOWED_HOSTS": HOST,
-        "CELERY_BROKER_URL": redis_url,
+        "CELERY_BROKER_URL": broker_url,
         "CACHE_URL": cache_url,
         "FAIRDEAL_SIGNING_KEY": signing_key_pem(),
         "FAIRDEAL_BASE_URL": f"https://{HOST}",
@@ -111,7 +113,10 @@ class Processes:
     """Named commands started from ``tree`` with ``env``, each logging to ``logs``; stopped after.
 
     ``ready`` maps a name to a check that it is serving (a worker's log says
-    "ready", gunicorn answers); the constructor waits for every one.
+    "ready", gunicorn answers); the constructor waits for every one. Each command
+    is a host: a process group of its own (gunicorn's master and its workers, a
+    Celery worker and its pool), which :meth:`kill` ends at once, as a machine
+    lost, and :meth:`start` brings back (or adds, under a new name).
     """
 
     def __init__(
@@ -124,24 +129,71 @@ class Processes:
         timeout: float = 60.0,
     ) -> None:
         self.processes: dict[str, Any] = {}
+        self.commands = dict(commands)
+        self.ready = dict(ready or {})
+        self.tree, self.env, self.folder, self.timeout = tree, env, logs, timeout
         self.logs = {name: logs / f"{name}.log" for name in commands}
+        self.starts: dict[str, int] = {}
         try:
-            for name, command in commands.items():
-                with self.logs[name].open("wb") as output:
-                    self.processes[name] = subprocess.Popen(
-                        command, cwd=tree, env=env, stdout=output, stderr=subprocess.STDOUT
-                    )
-            give_up = time.monotonic() + timeout
-            for name, check in (ready or {}).items():
-                while not check(self.logs[name]):
-                    self.check()
-                    if time.monotonic() > give_up:
-                        raise SystemExit(f"{name} was not ready after {timeout:g} s")
-                    time.sleep(0.2)
+            for name in commands:
+                self.launch(name)
+            for name in self.ready:
+                self.wait_ready(name)
         except BaseException:
             self.tails()
             self.stop()
             raise
+
+    def launch(self, name: str) -> None:
+        """Start ``name``'s command in a new process group; an earlier run's log is kept
+        beside (``name.1.log``...)."""
+        log = self.logs.setdefault(name, self.folder / f"{name}.log")
+        self.starts[name] = self.starts.get(name, 0) + 1
+        if log.exists():
+            log.rename(log.with_suffix(f".{self.starts[name] - 1}.log"))
+        with log.open("wb") as output:
+            self.processes[name] = subprocess.Popen(
+                self.commands[name],
+                cwd=self.tree,
+                env=self.env,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def wait_ready(self, name: str) -> None:
+        check = self.ready.get(name)
+        give_up = time.monotonic() + self.timeout
+        while check is not None and not check(self.logs[name]):
+            self.check()
+            if time.monotonic() > give_up:
+                raise SystemExit(f"{name} was not ready after {self.timeout:g} s")
+            time.sleep(0.2)
+
+    def start(
+        self,
+        name: str,
+        command: list[str] | None = None,
+        ready: Callable[[Path], bool] | None = None,
+    ) -> None:
+        """Start ``name`` again (after :meth:`kill`), or a new host ``name`` running
+        ``command``; wait until it is ready."""
+        if name in self.processes:
+            raise ValueError(f"{name} is running")
+        if command is not None:
+            self.commands[name] = command
+        if ready is not None:
+            self.ready[name] = ready
+        self.launch(name)
+        self.wait_ready(name)
+
+    def kill(self, name: str) -> None:
+        """End ``name``'s whole process group with SIGKILL, as a host lost: nothing of it
+        finishes a task, answers a request or closes a connection cleanly."""
+        process = self.processes.pop(name)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=20)
 
     def check(self) -> None:
         for name, process in self.processes.items():
@@ -156,6 +208,8 @@ class Processes:
                 print(f"--- {name} ---\n{tail}")
 
     def stop(self) -> None:
+        """Stop each host as a deploy does (SIGTERM to its leader, which stops its own
+        children), then end whatever is left of its process group."""
         for process in self.processes.values():
             process.terminate()
         for process in self.processes.values():
@@ -164,6 +218,9 @@ class Processes:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=20)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        self.processes.clear()
 
 
 class PgBouncer:
@@ -272,6 +329,136 @@ class PgBouncer:
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> PgBouncer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class Nginx:
+    """nginx (Debian's package) as the proxy in front of several web hosts: gunicorn on each
+    of ``upstreams`` (ports of 127.0.0.1), in turn.
+
+    Its configuration is written into a folder of its own with its logs, pid file and
+    temporary folders (nothing of the package's is read, ``-e`` and ``-p`` included); it
+    runs in the foreground, in a process group of its own, on a free port, and is ready
+    when a request through it answers. As root its worker runs as ``nobody``, as the
+    package's would.
+
+    A host that refuses a connection, breaks one or times out is left out for
+    ``fail_seconds`` (then tried again), and the request goes to the next host when
+    it can be sent again safely: a request that never reached a host (the connection
+    refused: a dead host), and a GET whatever happened. A POST that reached a host is
+    not sent again (``proxy_next_upstream`` without ``non_idempotent``): the host may
+    have applied it before it died, and a table created or a player registered twice
+    is not undone. Its client gets a 502 and asks again, as it would after any lost
+    answer; a move is safe to ask again (the version it carries is stale once applied:
+    409, and the table as it now is). docs/deploy.md, "Several web and worker hosts".
+
+    ``access_log`` has a line per request: the instant, method, path, status, the
+    hosts tried (``$upstream_addr``) and their statuses.
+    """
+
+    def __init__(self, upstreams: list[int], fail_seconds: float = 2.0) -> None:
+        self.port = free_port()
+        self.upstreams = upstreams
+        self.folder = Path(tempfile.mkdtemp(prefix="fairdeal-nginx-"))
+        self.folder.chmod(0o755)
+        self.log = self.folder / "error.log"
+        self.access_log = self.folder / "access.log"
+        servers = "".join(
+            f"        server 127.0.0.1:{port} max_fails=1 fail_timeout={fail_seconds:g}s;\n"
+            for port in upstreams
+        )
+        temporary = "".join(
+            f"    {kind}_temp_path {self.folder / kind};\n"
+            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        (self.folder / "nginx.conf").write_text(
+            f"""worker_processes 1;
+error_log {self.log} notice;
+pid {self.folder / "nginx.pid"};
+events {{ worker_connections 1024; }}
+http {{
+    log_format upstreams '$msec|$request_method|$uri|$status|$upstream_addr|$upstream_status';
+    access_log {self.access_log} upstreams;
+{temporary}    upstream web {{
+{servers}    }}
+    server {{
+        listen 127.0.0.1:{self.port};
+        location / {{
+            proxy_pass http://web;
+            proxy_set_header Host $host;
+            proxy_set_header X-Forwarded-For $remote_addr;
+            # TLS ends here in production: the hosts behind are told so (and only by us).
+            proxy_set_header X-Forwarded-Proto https;
+            proxy_connect_timeout 2s;
+            proxy_read_timeout 35s;
+            proxy_next_upstream error timeout http_502;
+            proxy_next_upstream_tries {len(upstreams)};
+        }}
+    }}
+}}
+"""
+        )
+        command = [shutil.which("nginx") or "/usr/sbin/nginx", "-p", str(self.folder)]
+        command += ["-e", str(self.log), "-c", str(self.folder / "nginx.conf")]
+        with (self.folder / "nginx.out").open("wb") as output:
+            self.process = subprocess.Popen(
+                [*command, "-g", "daemon off;"],
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+
+    def wait_ready(self, timeout: float = 15.0) -> None:
+        check = answering(self.port)
+        give_up = time.monotonic() + timeout
+        while not check(self.log):
+            if self.process.poll() is not None:
+                raise SystemExit(f"nginx exited with {self.process.returncode}:\n{self.tail()}")
+            if time.monotonic() > give_up:
+                raise SystemExit(f"nginx did not answer:\n{self.tail()}")
+            time.sleep(0.1)
+
+    def requests(self) -> list[dict[str, Any]]:
+        """The access log's lines: ``at`` (seconds), ``method``, ``path``, ``status``, and
+        ``hosts`` and ``statuses``: the ``host:port`` of each host tried, in order, and its
+        answer ("502" where none came)."""
+        lines = self.access_log.read_text().splitlines() if self.access_log.exists() else []
+        rows = []
+        for line in lines:
+            at, method, path, status, hosts, statuses = line.split("|")
+            rows.append({
+                "at": float(at), "method": method, "path": path, "status": int(status),
+                "hosts": hosts.split(", "), "statuses": statuses.split(", "),
+            })  # fmt: skip
+        return rows
+
+    def tail(self, lines: int = 30) -> str:
+        text = "".join(
+            path.read_text(errors="replace") for path in (self.log, self.folder / "nginx.out")
+            if path.exists()
+        )  # fmt: skip
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self) -> None:
+        """End its process group (its master and worker)."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> Nginx:
         return self
 
     def __exit__(self, *exc: object) -> None:
