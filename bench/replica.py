@@ -24,19 +24,33 @@ the database, counted by PostgreSQL). The primary must take replication connecti
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import http.client
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.production import free_port  # noqa: E402
+from bench.database import bench_environment, fresh_database  # noqa: E402
+from bench.production import (  # noqa: E402
+    HOST,
+    Processes,
+    answering,
+    celery_beat,
+    celery_worker,
+    free_port,
+    production_env,
+    worker_ready,
+)
 
 READY_TIMEOUT = 60.0
 
@@ -217,3 +231,172 @@ class Replica:
 
     def resume(self) -> None:
         self.query("SELECT pg_wal_replay_resume()")
+
+
+# -- the bench ---------------------------------------------------------------------------------
+
+
+def sample_lag(
+    replica: Replica, stop: threading.Event, into: list[tuple[float, int, float]]
+) -> None:
+    """Ten times a second until ``stop``: (when, bytes behind, seconds until replayed)."""
+    import psycopg
+
+    with (
+        psycopg.connect(replica.primary_url, autocommit=True) as primary,
+        # Its own database on the replica: the bench's counts the site's reads alone.
+        psycopg.connect(
+            urlsplit(replica.url)._replace(path="/postgres").geturl(), autocommit=True
+        ) as standby,
+    ):
+        while not stop.is_set():
+            began = time.monotonic()
+            (position,) = primary.execute("SELECT pg_current_wal_lsn()").fetchone()  # type: ignore[misc]
+            replayed = "SELECT pg_wal_lsn_diff(%s, pg_last_wal_replay_lsn())"
+            (behind,) = standby.execute(replayed, [position]).fetchone()  # type: ignore[misc]
+            while standby.execute(replayed, [position]).fetchone()[0] > 0:  # type: ignore[index]
+                time.sleep(0.001)
+            into.append((time.time(), int(behind), time.monotonic() - began))
+            stop.wait(max(0.0, 0.1 - (time.monotonic() - began)))
+
+
+def read_public_pages(port: int, paths: list[str], stop: threading.Event, into: Counter) -> None:
+    """The public reads the replica serves, one after another until ``stop``, by status."""
+    while not stop.is_set():
+        for path in paths:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            try:
+                conn.request("GET", path, headers={"Host": HOST, "X-Forwarded-Proto": "https"})
+                response = conn.getresponse()
+                response.read()
+                into[f"{path.split('?')[0]} {response.status}"] += 1
+            except OSError as error:
+                into[f"{path} {type(error).__name__}"] += 1
+            finally:
+                conn.close()
+        stop.wait(0.05)
+
+
+def figures(values: list[float]) -> tuple[float, float, float]:
+    """The median, the 99th percentile and the largest."""
+    ordered = sorted(values)
+    return (
+        ordered[len(ordered) // 2],
+        ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
+        ordered[-1],
+    )
+
+
+def replica_transactions(replica: Replica) -> int:
+    """The transactions run on the replica in the bench's database (its own statistics)."""
+    return int(
+        replica.query(
+            "SELECT xact_commit + xact_rollback FROM pg_stat_database"
+            " WHERE datname = current_database()"
+        )[0]
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=16, help="tables played at once")
+    parser.add_argument("--seconds", type=float, default=20.0, help="play time")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/12", help="the broker")
+    parser.add_argument("--cache", help="the cache (Redis): by default the broker's next database")
+    args = parser.parse_args()
+    began = time.perf_counter()
+    bench_environment("fairdeal_bench_replica")
+    fresh_database("bench/replica.py", "games_table", "games_outboxitem", "auth_user")
+    import redis
+
+    from bench.api import make_players, play
+
+    players = make_players(args.tables)
+    broker = redis.Redis.from_url(args.redis)
+    broker.flushdb()
+    failed = False
+    with (
+        tempfile.TemporaryDirectory(prefix="fairdeal-bench-replica-") as scratch,
+        Replica(os.environ["DATABASE_URL"]) as replica,
+    ):
+        logs = Path(scratch)
+        (logs / "mail").mkdir()
+        env = {
+            **production_env(args.redis, logs / "mail", args.cache),
+            "DATABASE_REPLICA_URL": replica.url,
+            "STATIC_ROOT": str(logs / "static"),
+        }
+        manage = [sys.executable, "manage.py", "collectstatic", "--noinput"]
+        subprocess.run(manage, cwd=ROOT, env=env, check=True, capture_output=True)
+        port = free_port()
+        gunicorn = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind",
+                    f"127.0.0.1:{port}", "--workers", str(os.cpu_count() or 1),
+                    "--timeout", "60", "--log-level", "warning"]  # fmt: skip
+        processes = Processes(
+            {"web": gunicorn, "worker": celery_worker("bench"), "beat": celery_beat()},
+            ROOT,
+            env,
+            logs,
+            ready={"web": answering(port), "worker": worker_ready},
+        )
+        lag: list[tuple[float, int, float]] = []
+        reads: Counter[str] = Counter()
+        stop = threading.Event()
+        public = ["/api/archive/", "/api/leaderboard/crazy-eights/", "/api/players/bench0/"]
+        threads = [
+            threading.Thread(target=sample_lag, args=(replica, stop, lag)),
+            threading.Thread(target=read_public_pages, args=(port, public, stop, reads)),
+        ]
+        try:
+            on_replica = replica_transactions(replica)
+            for thread in threads:
+                thread.start()
+            # bench.api.play times its window from this moment on.
+            window = time.time() + 3 + args.tables * 0.05
+            roots = {name: process.pid for name, process in processes.processes.items()}
+            result = play(port, players, args.tables, args.seconds, roots)
+            stop.set()
+            for thread in threads:
+                thread.join()
+            processes.check()
+            on_replica = replica_transactions(replica) - on_replica
+        finally:
+            stop.set()
+            processes.stop()
+        timed = [
+            (behind, seconds)
+            for at, behind, seconds in lag
+            if window <= at <= window + args.seconds
+        ]
+        moves = len(result["committed"]) / args.seconds
+        others = ", ".join(f"{k}: {n}" for k, n in sorted(result["statuses"].items()))
+        print(
+            f"\nThe replica's lag while {args.tables} tables are played over HTTP (gunicorn with "
+            f"{os.cpu_count()} workers, a Celery worker and beat, FAIRDEAL_ENV=production), "
+            f"{args.seconds:g} s: {moves:.1f} moves/s (not 200: {others or 'none'})"
+        )
+        if timed:
+            behind = figures([float(b) for b, _ in timed])
+            seconds = figures([s for _, s in timed])
+            print(f"  {len(timed)} samples    median      p99      max")
+            print(f"  bytes behind  {behind[0]:>8.0f} {behind[1]:>8.0f} {behind[2]:>8.0f}")
+            print(
+                f"  ms to replay  {seconds[0] * 1e3:>8.2f} {seconds[1] * 1e3:>8.2f}"
+                f" {seconds[2] * 1e3:>8.2f}"
+            )
+        else:
+            print("  FAIL: no sample of the lag")
+            failed = True
+        print(f"  public reads during the load: {dict(sorted(reads.items()))}")
+        print(f"  transactions on the replica in the bench's database: {on_replica}")
+        if any(not key.endswith(" 200") for key in reads) or on_replica == 0:
+            print("  FAIL: a public read was not answered 200, or none was read on the replica")
+            failed = True
+    broker.flushdb()
+    print(f"total {time.perf_counter() - began:.0f} s")
+    if failed:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
