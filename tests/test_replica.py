@@ -21,12 +21,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from django.conf import settings
-from django.test import Client
+from django.contrib.auth.models import AnonymousUser
+from django.db import OperationalError
+from django.test import Client, RequestFactory
 
 from bench.production import Processes, answering, free_port
 from bench.replica import Replica
+from config.replica import ReplicaRouter, health, lagging_reads
 from fairplay.models import SignedRecord
 from games.models import Table
 from tests.factories import TokenFactory, UserFactory, finished_table, make_users, started_table
@@ -281,3 +285,27 @@ def test_the_replica_is_reached_as_the_primary_is_and_is_optional() -> None:
     refused = load_settings({**environment, "DATABASE_REPLICA_URL": "sqlite:////tmp/x.sqlite3"})
     assert refused.returncode != 0
     assert "DATABASE_REPLICA_URL must name a PostgreSQL streaming replica" in refused.stderr
+
+
+def test_a_read_the_replica_cancelled_for_its_replay_is_read_again_from_the_primary() -> None:
+    """A standby cancels a query whose rows its replay must change, once the replay has
+    waited long enough (``max_standby_streaming_delay``): too rare to bring about here,
+    so the router's own answers stand for the views' reads."""
+    router = ReplicaRouter()
+    read_on: list[str] = []
+
+    @lagging_reads
+    def view(request: Any) -> str:
+        read_on.append(router.db_for_read(Table))
+        if len(read_on) == 1:
+            cancelled = psycopg.errors.SerializationFailure("conflict with recovery")
+            raise OperationalError("canceling statement due to conflict with recovery") from (
+                cancelled
+            )
+        return "answered"
+
+    request = RequestFactory().get("/games/")
+    request.user = AnonymousUser()
+    assert view(request) == "answered"
+    assert read_on == ["replica", "default"]
+    assert health.up()  # the replica is not left alone for it
