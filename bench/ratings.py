@@ -24,7 +24,8 @@ player ends up listed (about 40 games each, all within the active days).
     page), the API's leaderboard (``/api/leaderboard/crazy-eights/``, 100 a
     page, first and last), and a player's page and the API's, through Django's
     test client (the whole stack, middleware included; no network), ``--runs``
-    requests each after one to warm up.
+    requests each after one to warm up; and beat's reckoning of the board, which
+    the pages read (``leaderboard.boards``), beside the count a page paid before.
 """
 
 from __future__ import annotations
@@ -251,53 +252,21 @@ def timed(client: Any, url: str, runs: int) -> tuple[float, float, int]:
     return statistics.median(times), p99, len(queries)
 
 
-def queries(runs: int) -> None:
-    """The leaderboard's query and a player's rank alone, each two ways, to show what the
-    index on the stored mu - 3 sigma saves: the whole board widened and sorted (as the
-    selectors did before it) and along the index (:func:`leaderboard.selectors._can_reach`)."""
-    from django.db.models import F, Max, Window
-    from django.db.models.functions import RowNumber
+def reckoning(runs: int) -> None:
+    """What moved off the request path: a board's reckoning (:func:`leaderboard.boards.reckon`,
+    beat's work every minute: one sort of the listed players, their places written again),
+    beside the count of the listed players alone, which a page paid before."""
     from django.utils import timezone
 
-    from leaderboard import selectors
-    from leaderboard.models import Rating
+    from leaderboard import boards, selectors
 
-    now = timezone.now()
-    listed = selectors._on_leaderboards(
-        selectors.with_standing(Rating.objects.filter(game=GAME), now), now
-    )
+    def count() -> int:
+        return selectors.ranked(GAME, timezone.now()).order_by().count()
 
-    def whole_board() -> list[int]:
-        ranked = listed.select_related("player").order_by(*selectors.RANKING)[:PAGE_ROWS]
-        return [rating.pk for rating in ranked]
-
-    def along_the_index() -> list[int]:
-        found = selectors._can_reach(listed, PAGE_ROWS).select_related("player")
-        return [rating.pk for rating in found.order_by(*selectors.RANKING)[:PAGE_ROWS]]
-
-    assert whole_board() == along_the_index()
-    board = selectors.leaderboard(GAME, page_size=100)
-    middle = selectors.find_player(board.rows[len(board.rows) // 2]["player"])
-    mine = list(selectors._with_listed(Rating.objects.filter(player=middle), now))
-
-    def rank_by_a_window() -> dict[str, int]:
-        ranked = listed.annotate(
-            rank=Window(RowNumber(), partition_by=[F("game")], order_by=list(selectors.RANKING)),
-            mine=Window(Max("player_id"), partition_by=[F("pk")]),
-        ).filter(mine=middle.pk)
-        return dict(ranked.values_list("game", "rank"))
-
-    def rank_by_those_ahead() -> dict[str, int]:
-        return selectors._ranks(middle, mine, now)
-
-    assert rank_by_a_window() == rank_by_those_ahead()
-    print(f"\n  the queries alone, {runs} times each (median ms):")
+    print(f"\n  off the request path, {runs} times each (median ms):")
     for name, run in (
-        ("count the listed players", listed.count),
-        (f"first {PAGE_ROWS}: the whole board widened and sorted", whole_board),
-        (f"first {PAGE_ROWS}: along the index", along_the_index),
-        ("a player's rank: a window over the whole board", rank_by_a_window),
-        ("a player's rank: those ahead, along the index", rank_by_those_ahead),
+        ("count the listed players", count),
+        (f"reckon the {GAME} board (sort and write it)", lambda: boards.reckon(GAME)),
     ):
         times = []
         for _ in range(runs):
@@ -310,8 +279,9 @@ def queries(runs: int) -> None:
 def pages(runs: int) -> None:
     from django.test import Client
 
-    from leaderboard import selectors
+    from leaderboard import boards, selectors
 
+    boards.reckon_all()  # as beat does every minute
     board = selectors.leaderboard(GAME, page_size=100)
     top = board.rows[0]["player"]
     html_pages = selectors.leaderboard(GAME, page_size=PAGE_ROWS).pages
@@ -329,7 +299,7 @@ def pages(runs: int) -> None:
     for name, url in rows:
         median, p99, count = timed(client, url, runs)
         print(f"  {name:<42} {median:>10.1f} {p99:>8.1f} {count:>8}")
-    queries(runs)
+    reckoning(max(3, runs // 20))
 
 
 PAGE_ROWS = 50

@@ -166,6 +166,7 @@ CELERY_TASK_ROUTES = {
     "games.expire_open_tables": {"queue": "periodic"},
     "games.fill_with_bots": {"queue": "periodic"},
     "fairplay.sequence_log": {"queue": "periodic"},
+    "leaderboard.reckon_boards": {"queue": "periodic"},
 }
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -500,6 +501,10 @@ FAIRDEAL_RATED_MIN_ACCOUNT_DAYS = env.int("FAIRDEAL_RATED_MIN_ACCOUNT_DAYS", def
 # tables together, one of whom finished ahead of the other at this share of them or more.
 FAIRDEAL_RATING_PAIR_MIN_TABLES = env.int("FAIRDEAL_RATING_PAIR_MIN_TABLES", default=10)
 FAIRDEAL_RATING_PAIR_SHARE = env.float("FAIRDEAL_RATING_PAIR_SHARE", default=0.9)
+# How often beat reckons the leaderboards, in seconds: their order, counts and ranks are
+# as of then (leaderboard.boards; docs/ratings.md). A board's reckoning sorts its listed
+# players once, off the request path, so that a page costs the same at any size.
+FAIRDEAL_BOARD_SECONDS = env.float("FAIRDEAL_BOARD_SECONDS", default=60.0)
 # How often Celery beat sweeps for passed deadlines, in seconds: while the sweeps keep up,
 # a timeout lands within about this long of its deadline (docs/deadlines.md).
 FAIRDEAL_SWEEP_SECONDS = env.float("FAIRDEAL_SWEEP_SECONDS", default=0.5)
@@ -551,6 +556,8 @@ CELERY_BEAT_SCHEDULE = {
     # checkpoint signed (fairplay.commitments.sequence): a record asked for sooner waits
     # for nothing, it sequences its own table's.
     "sequence-log": {"task": "fairplay.sequence_log", "schedule": FAIRDEAL_LOG_SECONDS},
+    # The leaderboards, each game's sorted once (leaderboard.boards.reckon).
+    "reckon-boards": {"task": "leaderboard.reckon_boards", "schedule": FAIRDEAL_BOARD_SECONDS},
 }
 
 REST_FRAMEWORK = {

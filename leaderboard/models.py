@@ -72,6 +72,50 @@ class Rating(models.Model):
         return skill.Skill(self.mu, self.sigma)
 
 
+class Board(models.Model):
+    """A game's leaderboard as last reckoned: when, and how many it listed (its
+    :class:`BoardPlace` rows, ranked 1 to ``count``).
+
+    The rating shown moves with the time since each player's last rated game, so
+    no index can hold the board's order: beat reckons every board every
+    ``FAIRDEAL_BOARD_SECONDS`` (:func:`leaderboard.boards.reckon`), and a page,
+    its count and a player's rank are then reads by key, whatever the number of
+    players (docs/scale.md).
+    """
+
+    game = models.CharField(max_length=32, unique=True)
+    reckoned_at = models.DateTimeField()
+    count = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.game} leaderboard as of {self.reckoned_at:%Y-%m-%d %H:%M:%S}"
+
+
+class BoardPlace(models.Model):
+    """A player's place on a game's board as last reckoned, with the rating shown then
+    (``shown_sigma`` is the sigma widened to the board's ``reckoned_at``)."""
+
+    game = models.CharField(max_length=32)
+    rank = models.PositiveIntegerField()
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    mu = models.FloatField()
+    shown_sigma = models.FloatField()
+    games = models.PositiveIntegerField()
+    last_played_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["game", "rank"]
+        constraints = [
+            # A page of the board: a range of ranks.
+            models.UniqueConstraint(fields=["game", "rank"], name="board_place_rank"),
+            # A player's rank on each board.
+            models.UniqueConstraint(fields=["player", "game"], name="board_place_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"user {self.player_id} {self.rank} on the {self.game} board"
+
+
 class RatingChange(models.Model):
     """What one rated table did to one player's rating: before, after, and the place.
 

@@ -11,7 +11,7 @@ message over the first page, never an error.
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django import forms
@@ -180,6 +180,10 @@ def unlisted_words(rating: dict[str, Any], on_board: bool) -> str | None:
         more = f"{missing} more established opponent{'' if missing == 1 else 's'}"
         return f"Provisional: listed after rated games against {more}."
     days = settings.FAIRDEAL_LEADERBOARD_ACTIVE_DAYS
+    last = _when(rating["last_played"])
+    if last is not None and timezone.now() - last < timedelta(days=days):
+        # Listed now, but not when the board was last reckoned.
+        return "Listed at the board's next reckoning, within a minute."
     return f"Resting: listed again after a rated game (none in the last {days} days)."
 
 

@@ -2,11 +2,11 @@
 
 A stored rating is as of its player's last rated table. What is shown and
 ranked is its sigma widened for the time since (:func:`leaderboard.skill.widened`),
-computed by the database, so that a page costs the same few queries however
-many players there are. Time away only lowers a rating, so the stored
-``mu - 3 sigma`` (``Rating.conservative``, indexed) bounds the rating shown
-from above: a page is found along that index, and only the rows that can be
-on it are widened and sorted (:func:`_can_reach`), not the whole leaderboard.
+computed by the database (:func:`with_standing`). That order moves with the
+clock, so no index can hold it: a board is reckoned, sorted once, by beat
+(:mod:`leaderboard.boards`), and its pages, its count and a player's rank are
+read from the reckoning by key (``Board``, ``BoardPlace``), at the same cost
+however many players there are. A player's own rating is read as it is now.
 """
 
 from __future__ import annotations
@@ -20,14 +20,13 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import (
-    BooleanField,
     Case,
     Count,
     Expression,
-    ExpressionWrapper,
     F,
     FloatField,
     Func,
+    OuterRef,
     Q,
     QuerySet,
     Subquery,
@@ -47,7 +46,7 @@ from games.catalogue import RULESETS
 from games.models import Move, Seat, Table
 from games.selectors import Paged, PageOutOfRange, iso
 from leaderboard import skill
-from leaderboard.models import OPPONENTS_KEPT, Rating, RatingChange
+from leaderboard.models import OPPONENTS_KEPT, Board, BoardPlace, Rating, RatingChange
 
 PAGE_SIZE = 100  # a leaderboard page, unless the caller asks for fewer (as the lobby)
 MAX_PAGE_SIZE = 100
@@ -140,46 +139,26 @@ def listed_player(user: Any) -> bool:
     return bool(user.is_active) and on_leaderboards(user)
 
 
-def _on_leaderboards(ratings: QuerySet[Rating], now: datetime) -> QuerySet[Rating]:
-    """Those of ``ratings`` (with standing) that a leaderboard lists: past the provisional
-    period, a rated game lately, and a player who has not asked to stay off."""
-    return ratings.filter(_listed_rating(now), player__is_active=True).exclude(
-        player__profile__on_leaderboards=False
-    )
+def _of_listed_players(rows: QuerySet[Any]) -> QuerySet[Any]:
+    """Those of ``rows`` (ratings or board places) whose player a leaderboard may list
+    (:func:`listed_player`): read at the time, so that a player who asks to stay off,
+    or whose account is closed, leaves the boards at once, not at their next reckoning."""
+    return rows.filter(player__is_active=True).exclude(player__profile__on_leaderboards=False)
 
 
 # Best first; equal to the float, the surer skill, then by name.
 RANKING = (F("conservative_now").desc(), F("mu").desc(), F("player__username").asc())
 
-# The stored ``conservative`` and the database's ``conservative_now`` are two roundings of
-# mu - 3 sigma: the bound below is taken this much lower, so that no rounding can cross it.
-MARGIN = 1e-9
+
+def ranked(game: str, now: datetime) -> QuerySet[Rating]:
+    """``game``'s ratings that its leaderboard lists at ``now``, with standing, best first
+    by :data:`RANKING`: past the provisional period, a rated game lately, and a player
+    who has not asked to stay off. What :func:`leaderboard.boards.reckon` sorts."""
+    listed = with_standing(Rating.objects.filter(game=game), now).filter(_listed_rating(now))
+    return _of_listed_players(listed).order_by(*RANKING)
 
 
-class _Lowest(Subquery):
-    """The lowest value of a one-column subquery, as a scalar: ``(SELECT MIN(...) FROM (...))``."""
-
-    template = "(SELECT MIN(top.lowest) FROM (%(subquery)s) AS top(lowest))"
-    output_field = FloatField()
-
-
-def _can_reach(listed: QuerySet[Rating], places: int) -> QuerySet[Rating]:
-    """Those of ``listed`` (with standing) that can be among its first ``places`` by
-    :data:`RANKING`.
-
-    The rating shown now is never above the stored ``conservative`` (time away
-    only widens sigma). Take the first ``places`` rows by the stored value, along
-    its index, and the lowest of their ratings now, ``floor``: at least ``places``
-    rows stand at ``floor`` or above, so every row among the first ``places`` does
-    too, and its stored value is at ``floor`` or above. Only those rows, found by
-    the index, are widened and sorted: the page's, those above it, and the few
-    that time away has moved down past them, never the whole leaderboard.
-    """
-    top = listed.order_by("-conservative").values("conservative_now")[:places]
-    return listed.filter(conservative__gte=_Lowest(top) - Value(MARGIN))
-
-
-def _rating_view(rating: Rating) -> dict[str, Any]:
+def _rating_view(rating: Rating | BoardPlace) -> dict[str, Any]:
     shown = skill.Skill(rating.mu, rating.shown_sigma)
     return {
         "rating": skill.shown(shown),
@@ -201,76 +180,42 @@ class LeaderboardPage(Paged):
     count: int
     page: int
     page_size: int
+    reckoned_at: datetime | None  # the board's order and figures are as of then
 
 
-def leaderboard(
-    game: str, *, page: int = 1, page_size: int = PAGE_SIZE, now: datetime | None = None
-) -> LeaderboardPage:
-    """A page of ``game``'s leaderboard, best first. Two queries: the count and the page."""
+def leaderboard(game: str, *, page: int = 1, page_size: int = PAGE_SIZE) -> LeaderboardPage:
+    """A page of ``game``'s leaderboard as last reckoned, best first. Two queries: the
+    board (its count) and the page's ranks, along their unique index.
+
+    A player who has left the boards since the reckoning is left out at once; their
+    rank stays free until the next one.
+    """
     check_game(game)
-    now = now or timezone.now()
-    listed = _on_leaderboards(with_standing(Rating.objects.filter(game=game), now), now)
-    count = listed.count()
-    result = LeaderboardPage(game=game, rows=[], count=count, page=page, page_size=page_size)
+    board = Board.objects.filter(game=game).first()
+    result = LeaderboardPage(
+        game=game,
+        rows=[],
+        count=board.count if board else 0,
+        page=page,
+        page_size=page_size,
+        reckoned_at=board.reckoned_at if board else None,
+    )
     if page > result.pages:
         raise PageOutOfRange(
             f"there are {result.pages} pages of this leaderboard; page {page} is past the last"
         )
     start = (page - 1) * page_size
-    # Past the middle of the board the index saves nothing: sort the whole board. So does
-    # the one-command local run's SQLite (it has no column list for a derived table).
-    reach = start + page_size
-    indexed = 2 * reach <= count and connection.vendor == "postgresql"
-    candidates = _can_reach(listed, reach) if indexed else listed
-    ranked = candidates.select_related("player").order_by(*RANKING)[start : start + page_size]
+    places = _of_listed_players(
+        BoardPlace.objects.filter(game=game, rank__gt=start, rank__lte=start + page_size)
+    )
     result.rows.extend(
-        {"rank": start + index + 1, "player": rating.player.username, **_rating_view(rating)}
-        for index, rating in enumerate(ranked)
+        {"rank": place.rank, "player": place.player.username, **_rating_view(place)}
+        for place in places.select_related("player").order_by("rank")
     )
     return result
 
 
 # -- a player's page ------------------------------------------------------------------------
-
-
-def _with_listed(ratings: QuerySet[Rating], now: datetime) -> QuerySet[Rating]:
-    """``ratings`` with standing, and ``listed``: whether the rating itself is listed
-    (:func:`_listed_rating`; the player's part is :func:`listed_player`)."""
-    return with_standing(ratings, now).annotate(
-        listed=ExpressionWrapper(_listed_rating(now), output_field=BooleanField())
-    )
-
-
-def _ranks(user: Any, ratings: list[Rating], now: datetime) -> dict[str, int]:
-    """``user``'s rank on each leaderboard that lists them: 1 and those ahead, in one query.
-
-    ``ratings`` are the user's, from :func:`_with_listed`. Those ahead stand higher
-    now (or as high, with a higher mu, or the same and a name before), so their
-    stored ``conservative`` is at least the user's rating now: the index finds them,
-    and nobody below is widened.
-    """
-    mine = [rating for rating in ratings if rating.listed]
-    if not mine or not listed_player(user):
-        return {}
-    counts = []
-    for rating in mine:
-        level, mu = rating.conservative_now, rating.mu
-        ahead = (
-            Q(conservative_now__gt=level)
-            | Q(conservative_now=level, mu__gt=mu)
-            | Q(conservative_now=level, mu=mu, player__username__lt=user.username)
-        )
-        nearby = Rating.objects.filter(game=rating.game, conservative__gte=level - MARGIN)
-        counts.append(
-            _on_leaderboards(with_standing(nearby, now), now)
-            .filter(ahead)
-            .order_by()
-            .values("game")
-            .annotate(ahead=Count("pk"))
-            .values_list("game", "ahead")
-        )
-    found = dict(counts[0].union(*counts[1:], all=True))
-    return {rating.game: found.get(rating.game, 0) + 1 for rating in mine}
 
 
 def _recent_games(user: Any) -> list[dict[str, Any]]:
@@ -332,10 +277,16 @@ def find_player(name: str) -> Any:
 
 
 def _ratings_view(user: Any, ratings: QuerySet[Rating], now: datetime) -> list[dict[str, Any]]:
-    """``user``'s ``ratings`` as a player's page shows them, by game: with ``provisional``
-    and ``rank`` (None where the leaderboard does not list them). Two queries."""
-    rows = list(_with_listed(ratings.filter(player=user, games__gt=0), now))
-    ranks = _ranks(user, rows, now)
+    """``user``'s ``ratings`` as a player's page shows them, by game, as they are now:
+    with ``provisional``, and ``rank`` on the board as last reckoned (None where it did
+    not list them, or they have asked to stay off since). One query."""
+    place = BoardPlace.objects.filter(player=OuterRef("player"), game=OuterRef("game"))
+    rows = list(
+        with_standing(ratings.filter(player=user, games__gt=0), now).annotate(
+            rank=Subquery(place.values("rank")[:1])
+        )
+    )
+    ranks = {row.game: row.rank for row in rows} if listed_player(user) else {}
     return [
         {
             "game": rating.game,

@@ -50,6 +50,11 @@ class LeaderboardSerializer(serializers.Serializer):
         help_text="best first: past the provisional period, a rated game lately, not opted out",
     )
     count = serializers.IntegerField(help_text="players on every page")
+    reckoned_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="when the board was last reckoned (every minute): its order, count and"
+        " figures are as of then; null before its first reckoning",
+    )
     page = serializers.IntegerField()
     pages = serializers.IntegerField(help_text="at least 1, even when nobody is listed")
     next = serializers.URLField(allow_null=True)

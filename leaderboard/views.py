@@ -15,6 +15,7 @@ from accounts.names import USERNAME
 from config.replica import lagging_reads
 from config.schema import refusals
 from games.catalogue import RULESETS
+from games.selectors import iso
 from leaderboard import selectors
 from leaderboard.serializers import (
     LeaderboardQuerySerializer,
@@ -60,7 +61,9 @@ class LeaderboardView(APIView):
 
         Only players past the provisional period (enough rated games, a narrow
         enough sigma, enough distinct established opponents) who finished a rated
-        game lately, and who have not asked to stay off it; docs/ratings.md.
+        game lately, and who have not asked to stay off it; docs/ratings.md. The
+        order, the count and the figures are as of the board's last reckoning
+        (``reckoned_at``, every minute).
         """
         query = LeaderboardQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -71,6 +74,7 @@ class LeaderboardView(APIView):
                 "game": page.game,
                 "players": page.rows,
                 "count": page.count,
+                "reckoned_at": iso(page.reckoned_at),
                 "page": page.page,
                 "pages": page.pages,
                 "next": replace_query_param(here, "page", page.page + 1) if page.has_next else None,

@@ -173,6 +173,7 @@ def production(
         "STATIC_ROOT": str(tmp_path / "static"),
         "FAIRDEAL_MIN_DEADLINE_SECONDS": "1",
         "FAIRDEAL_SWEEP_SECONDS": str(SWEEP_SECONDS),
+        "FAIRDEAL_BOARD_SECONDS": "1",
     }
     python = sys.executable
 
@@ -390,6 +391,13 @@ def test_the_production_shape_from_a_clean_tree_ends_a_late_game_by_timeout(
         20,
         "beat's turns' mail on the worker",
     )
+    # ...and the leaderboards' reckoning: every game's board is as of a moment ago.
+    wait_for(
+        lambda: site.json("GET", "/api/leaderboard/dodo/")[1]["reckoned_at"],
+        20,
+        "beat's reckoning of the boards",
+    )
+    assert re.search(r"leaderboard\.reckon_boards\[[^\]]+\] succeeded", worker_log.read_text())
     # A game against the computer: the bot answers from the bots' own worker, not the other.
     status, solo = site.json(
         "POST",

@@ -22,6 +22,7 @@ from playwright.sync_api import expect
 
 from games import outbox
 from games.models import Table
+from leaderboard import boards
 from leaderboard.models import RatingChange
 from tests.browser.conftest import past_tense
 from tests.factories import finished_table, make_users, open_table, play_match, started_table
@@ -69,6 +70,7 @@ def finished(tables: dict[str, Table], settings: Any) -> Table:
     table.refresh_from_db()
     assert table.status == Table.Status.FINISHED
     outbox.drain()  # as beat's next tick: each table's rating runs from the outbox
+    boards.reckon_all()  # and the boards, as beat reckons them every minute
     assert RatingChange.objects.filter(player=ann, game="crazy-8").count() == 3
     return table
 

@@ -26,7 +26,7 @@ from accounts.models import EmailVerification
 from games import outbox
 from games.models import OutboxItem, Table
 from games.services import RATE_TABLE
-from leaderboard import skill
+from leaderboard import boards, skill
 from leaderboard.models import Rating, RatingChange
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("quick_polls")]
@@ -106,6 +106,7 @@ def test_a_rated_match_played_by_clicking_moves_both_ratings_and_lists_them(
     assert item.done_at is not None and item.payload == {"table_id": table.pk}
     assert RatingChange.objects.filter(table=table).count() == 2
     assert shown(winner) > skill.shown(skill.NEW) > shown(loser)
+    boards.reckon_all()  # and the boards, as beat reckons them every minute
 
     # The finished table links each place to the player's page: the winner's shows the rise.
     page = {"ann": ann, "ben": ben}[winner]

@@ -9,14 +9,15 @@ import pytest
 from django.utils import timezone
 
 from games import outbox
-from leaderboard import skill
+from leaderboard import boards, skill
 from leaderboard.models import Rating, RatingChange
 from tests.factories import assert_error, body, client_for, finished_table, make_users
 
 pytestmark = pytest.mark.django_db
 
-# What a page costs: the player, ratings, ranks, recent tables, their seats, the changes.
-PLAYER_QUERIES = 6
+# What a page costs: the player, ratings with their ranks, recent tables, their seats, the
+# changes.
+PLAYER_QUERIES = 5
 
 
 @pytest.fixture(autouse=True)
@@ -29,6 +30,8 @@ def thresholds(settings: Any) -> None:
 
 
 def page(name: str) -> dict[str, Any]:
+    """The player's page, the boards first reckoned as beat does every minute."""
+    boards.reckon_all()
     response = client_for().get(f"/api/players/{name}/")
     assert response.status_code == 200, response.content
     return body(response)
