@@ -362,7 +362,7 @@ def measure(runs: int) -> dict[str, Any]:
     from games import tasks
     from games.catalogue import RULESETS
     from games.models import Table
-    from leaderboard import selectors
+    from leaderboard import boards, selectors
 
     heavy = get_user_model().objects.get(username=HEAVY)
     client = Client()
@@ -403,6 +403,18 @@ def measure(runs: int) -> dict[str, Any]:
     out["table page"] = timed(get(f"/tables/{playing.pk}/"))
     out["my tables (heavy)"] = timed(get("/tables/"))
     out["lobby"] = timed(get("/lobby/"))
+    # Beat's reckoning of every board (each minute, off the request path), which the
+    # boards' pages and the players' ranks read: its cost, then the pages on it.
+    reckoned = []
+    for _ in range(3):
+        start, started = time.thread_time(), time.perf_counter()
+        made = boards.reckon_all()
+        reckoned.append((time.thread_time() - start, time.perf_counter() - started))
+    out["_reckoning"] = {
+        "ms": statistics.median(cpu for cpu, _ in reckoned) * 1000,
+        "wall": statistics.median(wall for _, wall in reckoned) * 1000,
+        "places": sum(board.count for board in made),
+    }
     for game in RULESETS:
         board = selectors.leaderboard(game, page=1, page_size=50)
         out[f"leaderboard {game}, first page"] = timed(get(f"/leaderboard/{game}/"))
@@ -595,6 +607,13 @@ def main() -> None:
         " PostgreSQL's part; statements: the most of any run, empty/full)"
     )
     print(f"\n(runs: {args.runs}; playing tables full: {costs['full']['_playing']:,})")
+    for name in ("empty", "full"):
+        reckoning = costs[name]["_reckoning"]
+        print(
+            f"beat's reckoning of every board, {name}: {reckoning['places']:,} places,"
+            f" {reckoning['ms']:.0f} ms of the worker's CPU, {reckoning['wall']:.0f} ms in all"
+            " (the median of 3)"
+        )
 
 
 if __name__ == "__main__":

@@ -36,5 +36,7 @@ def test_scale_bench_small_runs_and_every_table_replays() -> None:
     # 100 tables cloned (75 finished, 25 playing, the heavy player's 1 and 1) besides the
     # two matches played: every one of them replayed.
     assert "102 tables replayed" in out, out
+    reckonings = [line for line in out.splitlines() if line.startswith("beat's reckoning")]
+    assert len(reckonings) == 2, out
     for request in ("move (POST)", "my tables (heavy)", "archive", "record download", "sweep"):
         assert any(line.startswith(request) for line in out.splitlines()), (request, out)
