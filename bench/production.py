@@ -1,8 +1,9 @@
-"""The production shape for the benches: its environment, and its processes started and stopped.
+"""The production shape for the benches and tests: its environment, and its processes (each
+a host: a process group of its own) started, killed and stopped; PgBouncer and nginx in front.
 
-``FAIRDEAL_ENV=production`` with a fresh signing key and secret, Redis for the
-broker and the cache, mail to a folder. Nothing else is overridden, so what a
-bench measures runs on the production defaults (the sweep's interval, the
+``FAIRDEAL_ENV=production`` with a fresh signing key and secret, Redis (or RabbitMQ)
+for the broker, Redis for the cache, mail to a folder. Nothing else is overridden, so
+what a bench measures runs on the production defaults (the sweep's interval, the
 database connections' lifetime...).
 """
 
@@ -355,11 +356,11 @@ class Nginx:
     answer; a move is safe to ask again (the version it carries is stale once applied:
     409, and the table as it now is). docs/deploy.md, "Several web and worker hosts".
 
-    ``access_log`` has a line per request: the instant, method, path, status, the
-    hosts tried (``$upstream_addr``) and their statuses.
+    ``access_log`` has a line per request (:meth:`requests` reads it): when it ended and
+    how long it took, its method, path and status, the hosts tried and their answers.
     """
 
-    def __init__(self, upstreams: list[int], fail_seconds: float = 2.0) -> None:
+    def __init__(self, upstreams: list[int], fail_seconds: float = 1.0) -> None:
         self.port = free_port()
         self.upstreams = upstreams
         self.folder = Path(tempfile.mkdtemp(prefix="fairdeal-nginx-"))
@@ -380,7 +381,7 @@ error_log {self.log} notice;
 pid {self.folder / "nginx.pid"};
 events {{ worker_connections 1024; }}
 http {{
-    log_format upstreams '$msec|$request_method|$uri|$status|$upstream_addr|$upstream_status';
+    log_format upstreams '$msec|$request_time|$request_method|$uri|$status|$upstream_addr|$upstream_status';
     access_log {self.access_log} upstreams;
 {temporary}    upstream web {{
 {servers}    }}
@@ -427,16 +428,16 @@ http {{
             time.sleep(0.1)
 
     def requests(self) -> list[dict[str, Any]]:
-        """The access log's lines: ``at`` (seconds), ``method``, ``path``, ``status``, and
-        ``hosts`` and ``statuses``: the ``host:port`` of each host tried, in order, and its
-        answer ("502" where none came)."""
+        """The access log's lines: ``at`` (when the answer ended, in seconds since the epoch),
+        ``took`` (seconds), ``method``, ``path``, ``status``, and ``hosts`` and ``statuses``:
+        the ``host:port`` of each host tried, in order, and its answer ("502" where none came)."""
         lines = self.access_log.read_text().splitlines() if self.access_log.exists() else []
         rows = []
         for line in lines:
-            at, method, path, status, hosts, statuses = line.split("|")
+            at, took, method, path, status, hosts, statuses = line.split("|")
             rows.append({
-                "at": float(at), "method": method, "path": path, "status": int(status),
-                "hosts": hosts.split(", "), "statuses": statuses.split(", "),
+                "at": float(at), "took": float(took), "method": method, "path": path,
+                "status": int(status), "hosts": hosts.split(", "), "statuses": statuses.split(", "),
             })  # fmt: skip
         return rows
 

@@ -72,7 +72,9 @@ SETTLE_TIMEOUT = 40.0
 GAME_OVER = re.compile(r"Game over at table (\d+)")
 
 # Each test's writes commit at once, where the hosts see them (and are flushed after it).
-pytestmark = pytest.mark.django_db(transaction=True)
+# One cluster per broker serves the module's tests: under pytest-xdist's loadgroup they stay
+# on one process (under its default distribution a second process may start its own).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("hosts")]
 
 
 @dataclass
@@ -357,6 +359,19 @@ def leased(now: Any) -> Any:
     return undone().filter(due_at__gt=now + LEASE / 2)
 
 
+def leases_left(settle: float = 1.0) -> set[int] | None:
+    """The outbox items left undone once the living workers are done, if they are: nothing
+    due, and the same items undone ``settle`` seconds apart (longer than a drain's slice,
+    so no living worker still holds a claim of its own among them)."""
+    if undone().filter(due_at__lte=timezone.now()).exists():
+        return None
+    first = set(undone().values_list("pk", flat=True))
+    time.sleep(settle)
+    if undone().filter(due_at__lte=timezone.now()).exists():
+        return None
+    return first if first == set(undone().values_list("pk", flat=True)) and first else None
+
+
 def waiting_on_bots(tables: list[int]) -> list[int]:
     """Those of ``tables`` still playing where a bot (any seat but 0) owes an action."""
     playing = Table.objects.filter(pk__in=tables, status=Table.Status.PLAYING)
@@ -376,7 +391,11 @@ def test_a_worker_host_killed_in_a_drain_loses_no_mail_bot_move_or_forfeit_and_d
     that work meanwhile). The items its drain had claimed stay leased to it for
     ``LEASE`` (five minutes), untouched by the other worker: the test moves those leases
     to their end (the one thing it changes in the database), and the workers do them:
-    a mail the dead worker had sent is not sent again, one it had not is sent."""
+    a mail the dead worker had sent is not sent again, one it had not is sent.
+
+    The kill comes within a poll (20 ms) of the drain's claim, so mostly in its first
+    items. A worker killed after a mail's claim (its Notice committed) and before the
+    send loses that mail: games.notifications claims first so that none goes twice."""
     (carol,) = make_users("carol")
     token = TokenFactory(user=carol).key
     bot_tables = []
@@ -401,10 +420,9 @@ def test_a_worker_host_killed_in_a_drain_loses_no_mail_bot_move_or_forfeit_and_d
         cluster.processes.launch("worker-1")
         wait_for(lambda: all_ended(owing), "the timeouts")
     # What the dead worker's drain had claimed waits out its lease; everything else is done.
-    wait_for(lambda: not undone().filter(due_at__lte=timezone.now()).exists(), "the rest")
-    held = undone()
-    assert held.count() == leased(timezone.now()).filter(last_error="").count() > 0
-    leases = held.update(due_at=timezone.now())  # the lease's five minutes, passed
+    held = wait_for(lambda: leases_left(), "the work not leased to the dead worker")
+    assert held == set(leased(timezone.now()).filter(last_error="").values_list("pk", flat=True))
+    leases = undone().filter(pk__in=held).update(due_at=timezone.now())  # its lease, passed
     wait_for(lambda: not undone().exists(), "the outbox")
     wait_for(lambda: not waiting_on_bots(bot_tables), "the bots' answers")
     wait_for(lambda: game_over_mails(cluster, list(owing))[1] == 0, "the game-over mail")
@@ -446,11 +464,13 @@ def test_a_web_host_killed_in_a_load_loses_no_acknowledged_move_and_the_proxy_mo
     cluster: Cluster,
 ) -> None:
     """Three clients play two tables each (both seats), through nginx, as fast as they are
-    answered; web-1 is killed whole in the middle, and started again two seconds later.
+    answered; web-1 is killed whole in the middle, and started again 1.5 s later.
 
-    A request web-1 had not answered when it died (a move perhaps applied, perhaps not)
-    gets a 502 and its client asks again with the version it then reads; every other
-    request goes to web-2 until web-1 is back. Every move answered 200 is in the log."""
+    Only the requests web-1 held when it died fail (a move perhaps applied, perhaps not:
+    its client reads the table again and moves on the version it reads). nginx leaves
+    web-1 out, tries it again after ``fail_timeout`` (1 s), finds it refusing and sends
+    that request on to web-2: no request that came after the kill fails. Once web-1 is
+    back it serves again. Every move answered 200 is in the log."""
     frank, grace = make_users("frank", "grace")
     tokens = [TokenFactory(user=user).key for user in (frank, grace)]
     tables = [table.pk for table in make_tables(6, [frank, grace])]
@@ -462,9 +482,9 @@ def test_a_web_host_killed_in_a_load_loses_no_acknowledged_move_and_the_proxy_mo
         player.__enter__()
     try:
         time.sleep(1.0)
-        killed = time.time()
         before = sum(len(player.sent) for player in players)
         cluster.processes.kill("web-1")
+        killed = time.time()
         time.sleep(1.5)
         during = sum(len(player.sent) for player in players) - before
         restarted = time.time()
@@ -475,26 +495,28 @@ def test_a_web_host_killed_in_a_load_loses_no_acknowledged_move_and_the_proxy_mo
             player.__exit__()
 
     acked, lost, doubled, unanswered = moves_answered(players)
-    web = {name: f"127.0.0.1:{port}" for name, port in cluster.ports.items()}
+    web_1 = f"127.0.0.1:{cluster.ports['web-1']}"
     served = cluster.proxy.requests()
-    # From a moment after the kill until web-1 is back, web-2 answers everything.
-    after = [row for row in served if killed + 0.5 < row["at"] < restarted]
-    by_web_2 = [row for row in after if row["hosts"][-1] == web["web-2"]]
-    back = [row for row in served if row["at"] > restarted and row["hosts"][-1] == web["web-1"]]
+    failed = [row for row in served if row["status"] >= 500]
+    # Asked after web-1 died (a tenth of a second for its last processes to go).
+    late = [row for row in failed if row["at"] - row["took"] > killed + 0.1]
+    passed_on = [row for row in served if row["hosts"][0] == web_1 and len(row["hosts"]) > 1]
+    back = [row for row in served if row["at"] > restarted and row["hosts"] == [web_1]]
     line = report(
         cluster,
         "web host killed",
         moves=acked,
         **{"moves while web-1 was down": during},
-        **{"moves unanswered": unanswered},
+        **{"requests failed": len(failed), "moves unanswered": unanswered},
+        **{"requests passed on to web-2": len(passed_on)},
         lost=lost,
         doubled=doubled,
     )
     assert acked > 0 and during > 0, line
     assert (lost, doubled) == (0, 0), line
-    assert unanswered <= len(players), line  # only what was in flight on web-1 when it died
-    assert after and len(by_web_2) == len(after), [r for r in after if r not in by_web_2][:5]
-    assert back and all(row["status"] == 200 for row in back), back[:5]
+    assert len(failed) <= len(players) and not late, (line, failed)
+    assert passed_on and all(row["status"] == 200 for row in passed_on), (line, passed_on)
+    assert back and all(row["status"] == 200 for row in back), (line, back[:5])
     replays(tables)
 
 
