@@ -53,9 +53,11 @@ run: install
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # The strict type check of the engine and the verifier comes first: it takes seconds.
+# --dist loadgroup: the tests of a module marked xdist_group (a cluster of hosts, a read
+# replica) run on one process, which starts its processes once.
 test: install typecheck
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} CACHE_URL=$${CACHE_URL:-$(TEST_CACHE_URL)} \
-		FAIRDEAL_ENV=test $(BIN)/pytest -n 2
+		FAIRDEAL_ENV=test $(BIN)/pytest -n 2 --dist loadgroup
 
 worker: install
 	$(BIN)/celery -A config worker --beat --loglevel=INFO

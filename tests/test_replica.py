@@ -43,6 +43,9 @@ RETRY_SECONDS = 3.0  # FAIRDEAL_REPLICA_RETRY_SECONDS for the site
 WARNING = "the read replica failed"
 
 # Committed rows, so that they stream to the replica.
+# Committed writes, which stream to the replica; and one process for the module's tests under
+# pytest-xdist's loadgroup (`make test`), so that one replica is made, not one a process.
+pytestmark = pytest.mark.xdist_group("replica")
 lagging = pytest.mark.django_db(transaction=True)
 
 
