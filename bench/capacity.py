@@ -21,14 +21,20 @@ Around each phase the bench reads, before and after:
   and its pool, beat, Redis, and every PostgreSQL process of the server (the
   whole cluster: other databases on it add noise), and apart from that the
   CPU of this database's backends by the group they serve;
-- the WAL written (``pg_current_wal_lsn()``, the whole cluster);
+- the WAL written: the whole cluster's (``pg_current_wal_lsn()``), and this
+  database's alone, read back with ``pg_waldump`` (:func:`database_wal`; the
+  bench runs on PostgreSQL's machine, as root or its owner);
 - the tasks the workers received (their logs' ``received`` lines: each a
   message through the broker);
 
 and an **idle baseline** (the same shape with no load, before the phases and
 after them: beat's ticks, the health checks, whatever else the server does)
 is taken off at its rate over each phase's length. What is left, divided by
-the phase's operations, is the cost of one:
+the phase's operations, is the cost of one. On a shared server the whole
+cluster's figures (``postgres``, ``WAL``) carry the other databases' work; this
+database's backends (``pg:web``, ``pg:worker``, ``pg:bots``) and its WAL (``WAL
+db``) do not, and are what the model uses (they leave out the server's own
+processes: the WAL writer, the checkpointer, autovacuum).
 
 1. **moves**: ``--tables`` two-seat Crazy Eights tables played by their
    players over HTTP for ``--seconds`` (``bench/api.py``'s clients: a GET of
@@ -41,11 +47,14 @@ the phase's operations, is the cost of one:
 3. **mails**: ``--mails`` tables whose player to act has a verified address
    and a turn that began ten minutes ago; beat's turns' mail sends each a
    "your turn" (to a folder). Measured until every one is sent. Per mail.
-4. **bot moves**: ``--bot-tables`` players, each at a Crazy Eights table
-   against one bot (``normal``), move whenever it is their turn for
-   ``--seconds``; the bots answer from the bots' worker. Measured until the
-   bots' lane is empty. Per bot move (the players' own requests are in the
-   web's and its backends' columns, not the bots').
+4. **bot moves**: ``--bot-tables`` players, each at a two-seat Crazy 8 table
+   (Crazy Eights has bots at three seats or more) against one bot
+   (``normal``), move whenever it is their turn for ``--seconds``, asking for
+   the table every ``POLL`` seconds while the bot is to play; the bots answer
+   from the bots' worker. Measured until the bots' lane is empty. Per bot
+   move: the players' own requests (the web's and its backends' CPU) are
+   printed apart, not counted in it, and their moves' WAL is taken off at a
+   move's cost from phase 1.
 
 Then the memory of each process (``VmRSS``, and ``RssAnon``: what is its own,
 not shared pages or PostgreSQL's shared buffers), after the load; and the
@@ -124,6 +133,9 @@ BROKER_TASKS_A_SECOND = {"redis": 715.0, "rabbitmq": 280.0}
 # A record in pg_waldump's listing: its whole length, and its transaction.
 RECORD = re.compile(r"len \(rec/tot\):\s*\d+/\s*(\d+), tx:\s*(\d+)")
 PLAYERS = (10_000, 100_000, 1_000_000)
+# docs/scale.md, "The move log of a finished game as it ages": games_move's 2,561 MB (heap,
+# indexes and TOAST) for 8.6 million moves; the move log is four fifths of the database.
+MOVE_LOG_BYTES = 2_561e6 / 8.6e6
 POLL = 0.1
 
 
@@ -290,7 +302,8 @@ class Shape:
             )
         )
         cpu = {pid: (group, own_cpu(pid)) for pid, group in backends().items()}
-        return Reading(time.monotonic(), values, {p: (g, c) for p, (g, c) in cpu.items() if c})
+        alive = {pid: (group, used) for pid, (group, used) in cpu.items() if used is not None}
+        return Reading(time.monotonic(), values, alive)
 
     def idle(self, seconds: float) -> dict[str, float]:
         """Each counter's rate a second with nothing to do."""
@@ -638,6 +651,21 @@ def model(figures: dict[str, Any], assume: Assumptions) -> list[dict[str, Any]]:
         wal = sum(rate * cost[op]["wal:db"] for op, rate in rates.items()) + idle["wal:db"]
         tasks = sum(rate * cost[op]["tasks"] for op, rate in rates.items()) + idle["tasks"]
         usable = assume.host_cores * assume.utilisation
+        web_hosts, worker_hosts = math.ceil(web / usable), math.ceil(workers / usable)
+        # docs/deploy.md: gunicorn 2 x cores sync workers where PostgreSQL is on another
+        # machine; the worker and the bots' worker a pool process per core each. Each
+        # process holds a connection to the primary.
+        size = figures["memory"]
+        web_host = (
+            size["gunicorn master"]["VmRSS"]
+            + 2 * assume.host_cores * size["gunicorn worker"]["VmRSS"]
+        )
+        worker_host = sum(
+            size[f"{kind} (main)"]["VmRSS"]
+            + assume.host_cores * size[f"{kind} (pool process)"]["VmRSS"]
+            for kind in ("celery worker", "bots' worker")
+        )
+        connections = (web_hosts * 2 + worker_hosts * 2) * assume.host_cores
         walls = {
             "the primary's CPU": primary / usable,
             "its writes": wal / (figures["disk_mb_s"] * 1e6),
@@ -646,7 +674,12 @@ def model(figures: dict[str, Any], assume: Assumptions) -> list[dict[str, Any]]:
         rows.append({
             "players": players, "moves_s": moves, "web_cores": web, "worker_cores": workers,
             "primary_cores": primary, "wal_mb_s": wal / 1e6, "tasks_s": tasks,
-            "web_hosts": math.ceil(web / usable), "worker_hosts": math.ceil(workers / usable),
+            "web_hosts": web_hosts, "worker_hosts": worker_hosts,
+            "web_host_mb": web_host, "worker_host_mb": worker_host, "connections": connections,
+            "backends_mb": connections * size["PostgreSQL backend"]["RssAnon"],
+            "log_gb_a_day": players * assume.moves_a_day * (1 + assume.bot_share
+                                                            * figures["bot_moves_a_move"])
+            * MOVE_LOG_BYTES / 1e9,
             "primary_share": walls["the primary's CPU"], "writes_share": walls["its writes"],
             "broker_share": walls["the broker"], "first_wall": max(walls, key=walls.__getitem__),
             "redis_share": tasks / BROKER_TASKS_A_SECOND["redis"],
@@ -679,6 +712,15 @@ def print_model(figures: dict[str, Any], assume: Assumptions) -> None:
             f"{row['primary_cores']:>13.2f} {row['wal_mb_s']:>8.2f} {row['tasks_s']:>7.1f}  "
             f"{row['primary_share']:>5.2f} {row['writes_share']:>6.3f} "
             f"{row['broker_share']:>5.2f} ({row['redis_share']:.2f})  {row['first_wall']}"
+        )
+    print(
+        f"\n  {'players a day':>13} {'MB a web host':>13} {'MB a worker host':>16} "
+        f"{'connections to the primary':>26} {'their own MB':>12} {'move log GB a day':>17}"
+    )
+    for row in model(figures, assume):
+        print(
+            f"  {row['players']:>13,} {row['web_host_mb']:>13.0f} {row['worker_host_mb']:>16.0f} "
+            f"{row['connections']:>26} {row['backends_mb']:>12.0f} {row['log_gb_a_day']:>17.1f}"
         )
 
 
