@@ -287,26 +287,49 @@ class Reading:
 class Shape:
     """The production shape's processes, and the counters read around each phase."""
 
-    def __init__(self, processes: Processes) -> None:
+    def __init__(self, processes: Processes, broker_url: str, timeout: float) -> None:
+        import redis
+
         self.processes = processes
+        self.broker = redis.Redis.from_url(broker_url)
+        self.timeout = timeout
+
+    def logs(self) -> str:
+        return "".join(
+            self.processes.logs[name].read_text(errors="replace") for name in ("worker", "bots")
+        )
+
+    def settled(self) -> bool:
+        """Nothing is left to do: no outbox item due, no message in the broker's queues (its
+        lists: the broker's Redis database is the shape's alone), and every task a worker
+        received has ended."""
+        if outbox_pending() or any(
+            self.broker.llen(key)
+            for key in self.broker.scan_iter()
+            if self.broker.type(key) == b"list"
+        ):
+            return False
+        logs = self.logs()
+        ended = sum(logs.count(f"] {word}") for word in ("succeeded in", "raised", "retry:"))
+        return logs.count("] received") == ended
+
+    def settle(self, what: str) -> None:
+        """Wait until the work that ``what`` set off is all done (:meth:`settled`)."""
+        wait_for(self.settled, f"{what}: the work it set off", self)
 
     def read(self) -> Reading:
         roots = {name: self.processes.processes[name].pid for name in GROUPS}
         used = api.cpu_by_part(roots)
         values = {name: used[name][0] for name in (*GROUPS, "postgres", "redis")}
         values["wal"] = float(wal_position())
-        values["tasks"] = float(
-            sum(
-                self.processes.logs[name].read_text(errors="replace").count("] received")
-                for name in ("worker", "bots")
-            )
-        )
+        values["tasks"] = float(self.logs().count("] received"))
         cpu = {pid: (group, own_cpu(pid)) for pid, group in backends().items()}
         alive = {pid: (group, used) for pid, (group, used) in cpu.items() if used is not None}
         return Reading(time.monotonic(), values, alive)
 
     def idle(self, seconds: float) -> dict[str, float]:
         """Each counter's rate a second with nothing to do."""
+        self.settle("before the idle baseline")
         before = self.read()
         time.sleep(seconds)
         added = self.read().since(before)
@@ -376,19 +399,21 @@ def set_turns(ids: list[int], due: datetime) -> None:
         )
 
 
-def outbox_pending(kind: str | None = None) -> int:
+def outbox_pending() -> int:
+    """The outbox's items due and not done."""
+    from django.utils import timezone
+
     from games.models import OutboxItem
 
-    waiting = OutboxItem.objects.filter(done_at__isnull=True)
-    return (waiting.filter(kind=kind) if kind else waiting).count()
+    return OutboxItem.objects.filter(done_at__isnull=True, due_at__lte=timezone.now()).count()
 
 
-def wait_for(done: Any, what: str, timeout: float, shape: Shape) -> None:
-    give_up = time.monotonic() + timeout
+def wait_for(done: Any, what: str, shape: Shape) -> None:
+    give_up = time.monotonic() + shape.timeout
     while not done():
         shape.processes.check()
         if time.monotonic() > give_up:
-            raise SystemExit(f"{what}: not done after {timeout:g} s")
+            raise SystemExit(f"{what}: not done after {shape.timeout:g} s")
         time.sleep(POLL)
 
 
@@ -425,13 +450,16 @@ def moves_phase(
         time.sleep(max(0.0, moment - time.time()))
         readings.append(shape.read())
 
-    sampler = threading.Thread(target=lambda: [read_at(at) for at in (start, start + seconds)])
+    shape.settle("the moves' first tables")
+    sampler = threading.Thread(target=read_at, args=(start,))
     sampler.start()
     with multiprocessing.get_context("spawn").Pool(api.CLIENT_PROCESSES) as pool:
         parts = pool.starmap(
             api.client_process, [(port, share, start, seconds) for share in shares if share]
         )
     sampler.join()
+    shape.settle("the moves")
+    readings.append(shape.read())
     played: dict[str, Any] = {"committed": 0, "posts": 0, "gets": 0, "statuses": {}}
     for part in parts:
         played["committed"] += len(part["committed"])
@@ -443,7 +471,7 @@ def moves_phase(
 
 
 def deadlines_phase(
-    shape: Shape, port: int, pairs: list[tuple[str, str]], timeout: float
+    shape: Shape, port: int, pairs: list[tuple[str, str]]
 ) -> tuple[dict[str, float], int]:
     """A table for each pair, all made late at once; read from before until the sweep has
     ended them all and the outbox is empty. The WAL of making them late is taken off."""
@@ -452,13 +480,13 @@ def deadlines_phase(
     from games.models import Table
 
     ids = open_tables(port, pairs)
-    wait_for(lambda: outbox_pending() == 0, "the outbox after opening tables", timeout, shape)
+    shape.settle("opening the tables")
     before = shape.read()
     set_turns(ids, timezone.now() - timedelta(seconds=1))
     late_at = wal_position()
     playing = Table.objects.filter(pk__in=ids, status=Table.Status.PLAYING)
-    wait_for(lambda: not playing.exists(), "the forfeits", timeout, shape)
-    wait_for(lambda: outbox_pending() == 0, "the outbox after the forfeits", timeout, shape)
+    wait_for(lambda: not playing.exists(), "the forfeits", shape)
+    shape.settle("the forfeits")
     added = shape.read().since(before)
     added["wal"] -= late_at - before.values["wal"]
     added["wal:db"] -= database_wal(int(before.values["wal"]), late_at)
@@ -466,7 +494,7 @@ def deadlines_phase(
 
 
 def mails_phase(
-    shape: Shape, port: int, pairs: list[tuple[str, str]], timeout: float
+    shape: Shape, port: int, pairs: list[tuple[str, str]]
 ) -> tuple[dict[str, float], list[int]]:
     """A table for each pair, its players' addresses verified, the turn at each begun ten
     minutes ago; read from before until each has had its "your turn" sent."""
@@ -476,7 +504,7 @@ def mails_phase(
 
     verify_addresses([token for pair in pairs for token in pair])
     ids = open_tables(port, pairs)
-    wait_for(lambda: outbox_pending() == 0, "the outbox after opening tables", timeout, shape)
+    shape.settle("opening the tables")
     before = shape.read()
     began = timezone.now() - timedelta(minutes=10)
     set_turns(ids, began + timedelta(seconds=CRAZY_EIGHTS["deadline"]))
@@ -484,8 +512,8 @@ def mails_phase(
     sent = Notice.objects.filter(
         table_id__in=ids, kind=Notice.Kind.YOUR_TURN, sent_at__isnull=False
     )
-    wait_for(lambda: sent.count() >= len(ids), "the turns' mail", timeout, shape)
-    wait_for(lambda: outbox_pending() == 0, "the outbox after the mail", timeout, shape)
+    wait_for(lambda: sent.count() >= len(ids), "the turns' mail", shape)
+    shape.settle("the mail")
     added = shape.read().since(before)
     added["wal"] -= due_at - before.values["wal"]
     added["wal:db"] -= database_wal(int(before.values["wal"]), due_at)
@@ -493,12 +521,11 @@ def mails_phase(
 
 
 def bots_phase(
-    shape: Shape, port: int, tokens: list[str], seconds: float, timeout: float
+    shape: Shape, port: int, tokens: list[str], seconds: float
 ) -> tuple[dict[str, float], int, int]:
-    """Each of ``tokens`` plays Crazy Eights against a bot for ``seconds``, moving whenever
-    it is their turn; read from before until the bots' lane is empty. The bots' moves, and
-    the players'."""
-    from games.services import BOT_MOVE
+    """Each of ``tokens`` plays Crazy 8 against a bot for ``seconds``, moving whenever it is
+    their turn; read from before until the bots' moves, and all they set off, are done. The
+    bots' moves, and the players'."""
 
     def mine(view: dict[str, Any]) -> bool:
         return view["status"] == "playing" and view["you"]["seat"] in view["to_act"]
@@ -510,7 +537,7 @@ def bots_phase(
         return dict(view)
 
     views = {token: table(api.Client(port), token) for token in tokens}
-    wait_for(lambda: outbox_pending(BOT_MOVE) == 0, "the bots' first moves", timeout, shape)
+    shape.settle("the bots' first moves")
     moved = [0] * len(tokens)
     until = time.monotonic() + seconds
 
@@ -538,7 +565,7 @@ def bots_phase(
         player.start()
     for player in players:
         player.join()
-    wait_for(lambda: outbox_pending(BOT_MOVE) == 0, "the bots' lane", timeout, shape)
+    shape.settle("the bots' moves")
     added = shape.read().since(before)
     return added, bot_moves(tokens) - bots_before, sum(moved)
 
@@ -800,7 +827,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         for url in (env["CELERY_BROKER_URL"], env["CACHE_URL"]):
             redis.Redis.from_url(url).flushdb()
         processes = start_shape(args, logs, env, port)
-        shape = Shape(processes)
+        shape = Shape(processes, env["CELERY_BROKER_URL"], timeout)
         try:
             healthy(port)
             print(
@@ -820,10 +847,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                 f"{played['statuses'] or 'none'}",
                 flush=True,
             )
-            added, ended = deadlines_phase(shape, port, late, timeout)
+            added, ended = deadlines_phase(shape, port, late)
             phases["deadline"] = (added, ended)
             print(f"  deadlines: {ended} forfeits in {added['seconds']:.1f} s", flush=True)
-            added, ids = mails_phase(shape, port, mailed, timeout)
+            added, ids = mails_phase(shape, port, mailed)
             sent = Notice.objects.filter(table_id__in=ids, kind=Notice.Kind.YOUR_TURN).count()
             phases["mail"] = (added, sent)
             print(
@@ -831,7 +858,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                 flush=True,
             )
             tokens = [host for host, _ in botted]
-            added, bots, humans = bots_phase(shape, port, tokens, args.seconds, timeout)
+            added, bots, humans = bots_phase(shape, port, tokens, args.seconds)
             phases["bot_move"] = (added, bots)
             print(f"  bot moves: {bots}, answering {humans} moves, in {added['seconds']:.1f} s")
             idle_runs.append(shape.idle(args.idle))
