@@ -136,6 +136,12 @@ PLAYERS = (10_000, 100_000, 1_000_000)
 # docs/scale.md, "The move log of a finished game as it ages": games_move's 2,561 MB (heap,
 # indexes and TOAST) for 8.6 million moves; the move log is four fifths of the database.
 MOVE_LOG_BYTES = 2_561e6 / 8.6e6
+# docs/deadlines.md: beat's turns' mail (games.mail_turns, every FAIRDEAL_REMINDER_SECONDS,
+# 5 s) reads the owing seats of every playing table: 19.5 and 27.3 ms a call over 10,000
+# playing tables with nothing due (bench/deadlines.py). The one cost here that grows with
+# the tables in play rather than with the moves; counted on the primary, a call every 5 s.
+TURNS_SCAN_SECONDS_A_TABLE = (19.5e-3 + 27.3e-3) / 2 / 10_000
+TURNS_EVERY = 5.0
 POLL = 0.1
 
 
@@ -643,6 +649,7 @@ class Assumptions:
     mails_a_move: float = 0.5
     bot_share: float = 0.2
     forfeits_a_move: float = 0.002
+    tables_a_player: float = 2.0
     utilisation: float = 0.6
     host_cores: int = 8
 
@@ -675,6 +682,8 @@ def model(figures: dict[str, Any], assume: Assumptions) -> list[dict[str, Any]]:
             rate * sum(cost[op].get(f"pg:{g}", 0.0) for g in GROUPS) / 1e3
             for op, rate in rates.items()
         ) + sum(idle[f"pg:{g}"] for g in GROUPS)
+        in_play = players * assume.tables_a_player / 2  # two players a table
+        primary += in_play * TURNS_SCAN_SECONDS_A_TABLE / TURNS_EVERY
         wal = sum(rate * cost[op]["wal:db"] for op, rate in rates.items()) + idle["wal:db"]
         tasks = sum(rate * cost[op]["tasks"] for op, rate in rates.items()) + idle["tasks"]
         usable = assume.host_cores * assume.utilisation
@@ -719,7 +728,9 @@ def print_model(figures: dict[str, Any], assume: Assumptions) -> None:
         f"\nThe model: {assume.moves_a_day:g} moves a player a day, the peak hour "
         f"{assume.peak:g} x the day's average rate, {assume.mails_a_move:g} mails a move, "
         f"{assume.bot_share:.0%} of moves against a bot ({figures['bot_moves_a_move']:.2f} bot "
-        f"moves each), {assume.forfeits_a_move:g} forfeits a move; hosts of "
+        f"moves each), {assume.forfeits_a_move:g} forfeits a move, "
+        f"{assume.tables_a_player:g} tables in play a player (the turns' mail scans them); "
+        "hosts of "
         f"{assume.host_cores} cores used to {assume.utilisation:.0%}; the primary's writes "
         f"against the disk's {figures['disk_mb_s']:.0f} MB/s synced, the broker's against "
         f"RabbitMQ's {BROKER_TASKS_A_SECOND['rabbitmq']:.0f} tasks/s (Redis's "
@@ -740,11 +751,23 @@ def print_model(figures: dict[str, Any], assume: Assumptions) -> None:
             f"{row['primary_share']:>5.2f} {row['writes_share']:>6.3f} "
             f"{row['broker_share']:>5.2f} ({row['redis_share']:.2f})  {row['first_wall']}"
         )
+    # Every load is the idle rate plus the players times a cost: a wall's share is affine in
+    # the players, and reaches 1 where the line through two rows does.
+    rows = model(figures, assume)
+    low, high = rows[0], rows[-1]
+    reached = []
+    for key, name in (("primary_share", "the primary's CPU"), ("writes_share", "its writes"),
+                      ("broker_share", "the broker (RabbitMQ's figure)"),
+                      ("redis_share", "the broker (Redis's)")):  # fmt: skip
+        slope = (high[key] - low[key]) / (high["players"] - low["players"])
+        at = (1 - low[key]) / slope + low["players"] if slope > 0 else math.inf
+        reached.append(f"{name} at {at:,.0f}")
+    print("  each wall is reached at about this many players a day: " + "; ".join(reached))
     print(
         f"\n  {'players a day':>13} {'MB a web host':>13} {'MB a worker host':>16} "
         f"{'connections to the primary':>26} {'their own MB':>12} {'move log GB a day':>17}"
     )
-    for row in model(figures, assume):
+    for row in rows:
         print(
             f"  {row['players']:>13,} {row['web_host_mb']:>13.0f} {row['worker_host_mb']:>16.0f} "
             f"{row['connections']:>26} {row['backends_mb']:>12.0f} {row['log_gb_a_day']:>17.1f}"
