@@ -584,6 +584,13 @@ CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
 if FAIRDEAL_ENV == "test":
     # pytest-xdist's workers share one Redis database: each counts under its own prefix.
     CACHES["default"]["KEY_PREFIX"] = "test-" + env.str("PYTEST_XDIST_WORKER", default="main")
+    # Every login and sign-up the suite makes hashes a password: Django's cheapest hasher
+    # in the tests alone (Django's "Speeding up the tests"), its PBKDF2 (0.4 s a hash here)
+    # everywhere else, the end-to-end tests' production processes included.
+    PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    ]
 # How many proxies stand in front of us, each appending to X-Forwarded-For. With 0 the
 # client is REMOTE_ADDR and the header is ignored; a forged header never counts.
 FAIRDEAL_TRUSTED_PROXIES = env.int("FAIRDEAL_TRUSTED_PROXIES", default=0)

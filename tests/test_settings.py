@@ -54,6 +54,16 @@ def test_complete_production_settings_are_accepted() -> None:
     assert done.stdout.strip() == "production False"
 
 
+def test_only_the_tests_hash_passwords_the_cheap_way() -> None:
+    """Production and development keep Django's password hashers (PBKDF2 first)."""
+    show = "getattr(s, 'PASSWORD_HASHERS', 'django')"
+    for environment in (GOOD_PRODUCTION, {"FAIRDEAL_ENV": "development"}):
+        done = load_settings(environment, show)
+        assert (done.returncode, done.stdout.strip()) == (0, "django"), done.stderr
+    done = load_settings({"FAIRDEAL_ENV": "test"}, show)
+    assert "MD5PasswordHasher" in done.stdout, done.stderr
+
+
 @pytest.mark.parametrize(
     ("change", "complaint"),
     [
