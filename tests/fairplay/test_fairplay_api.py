@@ -18,6 +18,7 @@ from fairplay.signing import public_key_from_text
 from fairplay.verify import VerificationError, verify
 from games.models import Table
 from games.rules.chance import game_seed
+from tests import factories
 from tests.factories import (
     assert_error,
     body,
@@ -198,7 +199,7 @@ def test_a_record_with_contributions_and_a_resignation_verifies() -> None:
 
 
 def test_a_record_signed_by_another_key_fails_against_the_published_key() -> None:
-    table = finished_table("alice", "bob")
+    table = factories.finished_table(*make_users("alice", "bob"), moves=3)  # then a resignation
     record = body(client_for().get(table_url(table.pk, "record")))
     stranger = Ed25519PrivateKey.generate().public_key()
     with pytest.raises(VerificationError):
