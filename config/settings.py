@@ -5,10 +5,12 @@ a development secret key), ``test`` or ``production``. Production refuses to
 start on any development default or anything unsafe: it needs ``SECRET_KEY``,
 ``DATABASE_URL`` (PostgreSQL), ``ALLOWED_HOSTS``, ``CELERY_BROKER_URL``, the
 signing key, real mail and an https ``FAIRDEAL_BASE_URL`` from the environment.
-``docs/deploy.md`` lists them all, with what is refused and why.
+``docs/configuration.md`` lists every variable read here, its default and what
+production refuses; ``docs/deploy.md`` says why.
 """
 
 import ipaddress
+import re
 from email.utils import parseaddr
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -252,6 +254,16 @@ if PRODUCTION:
         )
     if DEBUG:
         problems.append("DEBUG must be off")
+    # The tests' inline tasks: a request would itself run the work it wakes (mail, ratings,
+    # the bots' moves) before it answers, on the web's CPU, its failures unretried.
+    if CELERY_TASK_ALWAYS_EAGER:
+        problems.append("CELERY_TASK_ALWAYS_EAGER must be off: tasks belong to the workers")
+    # The log's origin is its checkpoints' key name (C2SP signed note): one with a space or
+    # a "+" would fail at the first checkpoint (fairplay.tlog.sign_checkpoint), not here.
+    if not re.fullmatch(r"[^\s+]+", FAIRDEAL_LOG_ORIGIN):
+        problems.append(
+            f"FAIRDEAL_LOG_ORIGIN must be a key name, without spaces or +: {FAIRDEAL_LOG_ORIGIN!r}"
+        )
     if (
         "DATABASE_URL" not in env
         or DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql"

@@ -75,6 +75,12 @@ def test_only_the_tests_hash_passwords_the_cheap_way() -> None:
         ({"SECRET_KEY": "abcd" * 20}, "SECRET_KEY"),
         ({"SECRET_KEY": "django-insecure-k3Jp9vQz-Tn2Wm8Lr5Xc7Hb4Yd6Fg1Sa0Ue_Oi"}, "SECRET_KEY"),
         ({"DEBUG": "true"}, "DEBUG"),
+        # The tests' inline tasks: the web process would run the workers' work.
+        ({"CELERY_TASK_ALWAYS_EAGER": "true"}, "CELERY_TASK_ALWAYS_EAGER"),
+        # The commitment log's origin names its key: no spaces, no "+".
+        ({"FAIRDEAL_LOG_ORIGIN": "Fairdeal commitments"}, "FAIRDEAL_LOG_ORIGIN"),
+        ({"FAIRDEAL_LOG_ORIGIN": "fairdeal.example/log+2"}, "FAIRDEAL_LOG_ORIGIN"),
+        ({"FAIRDEAL_LOG_ORIGIN": ""}, "FAIRDEAL_LOG_ORIGIN"),
         ({"DATABASE_URL": None}, "DATABASE_URL"),
         ({"DATABASE_URL": "sqlite:///tmp/x.sqlite3"}, "DATABASE_URL"),
         ({"ALLOWED_HOSTS": None}, "ALLOWED_HOSTS"),
@@ -146,6 +152,8 @@ def test_production_refuses_a_development_default(change: dict, complaint: str) 
     "change",
     [
         {"ALLOWED_HOSTS": "fairdeal.example,.fairdeal.example"},  # and every subdomain
+        {"CELERY_TASK_ALWAYS_EAGER": "false"},
+        {"FAIRDEAL_LOG_ORIGIN": "fairdeal.example/cards/commitments"},
         {"EMAIL_URL": "smtps://fairdeal:password@mail.example:465"},
         # Explicit choices that keep every message: a spool another system delivers from.
         {"EMAIL_URL": "filemail:////var/spool/fairdeal"},
