@@ -244,6 +244,20 @@ def database_wal(start: int, end: int) -> int:
     return sum(size for size, xid, mine in records if mine or (xid and xid in xids))
 
 
+def keep_wal() -> None:
+    """Keep the server's WAL from now on until this process's connection closes, for
+    :func:`database_wal` to read: a temporary physical replication slot, reserving at
+    once (a checkpoint, which another database's tests force with each DROP DATABASE,
+    would otherwise recycle the segments of a phase before they are read)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_create_physical_replication_slot(%s, true, true)",
+            [f"fairdeal_capacity_{os.getpid()}"],
+        )
+
+
 def backends() -> dict[int, str]:
     """This database's backends serving the shape: pid, and the group they serve."""
     from django.db import connection
@@ -836,6 +850,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     )
     from games.models import Notice
 
+    keep_wal()
     needs = [args.tables, args.deadlines, args.mails, args.bot_tables]
     pairs = api.make_players(sum(needs))
     cut = [sum(needs[:n]) for n in range(len(needs) + 1)]
