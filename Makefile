@@ -69,6 +69,14 @@ verifier: $(STAMP)
 	$(BIN)/python -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir verifier/dist ./verifier
 	@ls -l verifier/dist/fairdeal_verify-*.whl
 
+# The release: one wheel, dist/fairdeal-<version>-py3-none-any.whl, that installs and runs
+# outside the checkout (`fairdeal migrate`, gunicorn config.wsgi): the packages, and the
+# site's templates, static files, Pyodide and the verifier's wheels (hatch_build.py).
+.PHONY: release
+release: install
+	$(BIN)/python -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
+	@ls -l dist/fairdeal-*.whl
+
 lint: install typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

@@ -24,9 +24,11 @@ from django.core.checks.security.base import (
 )
 from django.core.exceptions import ImproperlyConfigured
 
+from config.site_files import home, site_path
 from fairplay.keys import signing_key_problem
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+# A checkout, or the working directory of a site installed from the release wheel.
+BASE_DIR = home()
 
 env = environ.Env()
 if (BASE_DIR / ".env").is_file():
@@ -393,7 +395,7 @@ WSGI_APPLICATION = "config.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [site_path("templates")],
         "OPTIONS": {
             # Django's own two, then each game's fragments from its package in games/catalogue
             # (games/template_loader.py), all behind the cached loader.
@@ -432,7 +434,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=VAR_DIR / "static")
 # The site's own assets, beside templates/; the apps bring theirs (Swagger UI's, the admin's).
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [site_path("static")]
 # Django's two finders, the games' stylesheets, each in its game's package, and the files
 # of the check in the browser.
 STATICFILES_FINDERS = [
@@ -444,12 +446,8 @@ STATICFILES_FINDERS = [
 # The check in the browser (fairplay/browser_check.py): Pyodide's core from its npm package
 # (package.json; `make browser-verifier` runs npm ci), and the verifier's and rfc8785's
 # wheels. Served from here like the other static files; never from a CDN.
-FAIRDEAL_PYODIDE_DIR = env.path(
-    "FAIRDEAL_PYODIDE_DIR", default=BASE_DIR / "node_modules" / "pyodide"
-)
-FAIRDEAL_VERIFIER_WHEELS = env.path(
-    "FAIRDEAL_VERIFIER_WHEELS", default=BASE_DIR / "verifier" / "dist"
-)
+FAIRDEAL_PYODIDE_DIR = env.path("FAIRDEAL_PYODIDE_DIR", default=site_path("pyodide"))
+FAIRDEAL_VERIFIER_WHEELS = env.path("FAIRDEAL_VERIFIER_WHEELS", default=site_path("wheels"))
 # Outside production, static files are served from where they lie, with no collectstatic.
 # Production serves only what `manage.py collectstatic` gathered into STATIC_ROOT, under
 # names that carry a hash of their content, so they can be cached for ever.

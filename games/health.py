@@ -18,6 +18,7 @@ from django.db import connection
 from django.db.models import Count, Min
 from django.utils import timezone
 
+from config import __version__
 from games.models import Heartbeat, OutboxItem
 from games.outbox import DEFAULT_LANE, DRAINS, LANES
 
@@ -88,7 +89,11 @@ def status(now: datetime | None = None) -> dict[str, Any]:
     """
     now = now or timezone.now()
     database = _database()
-    report: dict[str, Any] = {"database": database, "broker": _broker()}
+    report: dict[str, Any] = {
+        "version": __version__,  # the release running (pyproject.toml's version)
+        "database": database,
+        "broker": _broker(),
+    }
     if database["ok"]:
         beats = _heartbeats()
         limit = stale_after()
