@@ -1,9 +1,10 @@
-"""docs/configuration.md lists every environment variable the settings read, and no other.
+"""docs/configuration.md lists every environment variable the service reads, and no other.
 
 The variables are found by reading the source, not by running it: the calls of the
 settings' ``environ.Env`` (``env.str("X")``, ``env("X")``, ``env.db_url()`` with its own
 default name...), ``"X" in env``, and ``os.environ`` / ``os.getenv``, in
-``config/settings.py`` and in every module of the project it imports. A documented
+``config/settings.py`` and every other module of the service's packages (what the
+settings import among them; not the tests' or the benchmarks'). A documented
 default that is a plain value in the source (``default=60``, ``default=7 * 24 * 3600``)
 must be the one the reference gives.
 """
@@ -27,31 +28,15 @@ NOT_READS = {"read_env", "parse_value", "escape_proxy", "smart_cast"}
 ROW = re.compile(r"^\|\s*`([A-Z][A-Z0-9_]*)`\s*\|(.*)\|\s*$")
 
 
-def _own_module(name: str) -> Path | None:
-    """The file of one of the project's own modules (``fairplay.keys``), else None."""
-    base = ROOT.joinpath(*name.split("."))
-    for path in (base.with_suffix(".py"), base / "__init__.py"):
-        if path.is_file():
-            return path
-    return None
-
-
-def settings_modules() -> list[Path]:
-    """config/settings.py and every module of the project it imports, at any depth."""
-    found, todo = [], [SETTINGS]
-    while todo:
-        path = todo.pop()
-        if path in found:
-            continue
-        found.append(path)
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            names: list[str] = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-            todo += [own for name in names if (own := _own_module(name)) is not None]
-    return found
+def service_modules() -> list[Path]:
+    """Every module of the service: the packages beside manage.py (the settings among
+    them, and what they import), not the tests' and the benchmarks'."""
+    packages = sorted(
+        folder
+        for folder in ROOT.iterdir()
+        if (folder / "__init__.py").is_file() and folder.name not in ("tests", "bench")
+    )
+    return [path for package in packages for path in sorted(package.rglob("*.py"))]
 
 
 def _env_default_name(method: str) -> str | None:
@@ -122,10 +107,10 @@ def reads(source: str, where: str = "<source>") -> Iterator[tuple[str, ast.expr 
             yield literal(node.slice, node), None  # os.environ["X"]
 
 
-def settings_reads() -> dict[str, list[ast.expr | None]]:
-    """Every variable the settings read, with the defaults each read gives it."""
+def service_reads() -> dict[str, list[ast.expr | None]]:
+    """Every variable the service reads, with the defaults each read gives it."""
     found: dict[str, list[ast.expr | None]] = {}
-    for path in settings_modules():
+    for path in service_modules():
         for name, default in reads(path.read_text(), str(path.relative_to(ROOT))):
             found.setdefault(name, []).append(default)
     return found
@@ -163,11 +148,11 @@ def spellings(value: object) -> set[str]:
     return {f"`{value}`"}
 
 
-def test_the_reference_lists_every_variable_the_settings_read_and_no_other() -> None:
-    read, listed = set(settings_reads()), set(reference_rows())
+def test_the_reference_lists_every_variable_the_service_reads_and_no_other() -> None:
+    read, listed = set(service_reads()), set(reference_rows())
     missing, stale = sorted(read - listed), sorted(listed - read)
-    assert not missing, f"read by the settings, missing from {REFERENCE.name}: {missing}"
-    assert not stale, f"in {REFERENCE.name}, no longer read by the settings: {stale}"
+    assert not missing, f"read by the service, missing from {REFERENCE.name}: {missing}"
+    assert not stale, f"in {REFERENCE.name}, no longer read by the service: {stale}"
 
 
 def test_every_row_gives_a_default_a_production_rule_and_a_meaning() -> None:
@@ -178,7 +163,7 @@ def test_every_row_gives_a_default_a_production_rule_and_a_meaning() -> None:
 def test_each_plain_default_is_the_one_the_reference_gives() -> None:
     rows = reference_rows()
     checked = 0
-    for name, defaults in settings_reads().items():
+    for name, defaults in service_reads().items():
         if name not in rows:
             continue  # the test above names it
         for node in defaults:
@@ -225,6 +210,7 @@ def test_the_scan_refuses_a_variable_named_at_run_time() -> None:
         raise AssertionError("a name worked out at run time went unnoticed")
 
 
-def test_the_settings_import_their_project_modules_and_are_scanned_with_them() -> None:
-    scanned = {path.relative_to(ROOT).as_posix() for path in settings_modules()}
-    assert {"config/settings.py", "fairplay/keys.py"} <= scanned
+def test_the_scan_reads_the_settings_and_the_rest_of_the_service_not_the_tests() -> None:
+    scanned = {path.relative_to(ROOT).as_posix() for path in service_modules()}
+    assert {"config/settings.py", "fairplay/keys.py", "config/wsgi.py"} <= scanned
+    assert not {path for path in scanned if path.startswith(("tests/", "bench/"))}
