@@ -196,6 +196,11 @@ class Processes:
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=20)
 
+    def send(self, name: str, sig: int) -> None:
+        """Send ``sig`` to every process of ``name``'s host (SIGSTOP freezes it, as a stalled
+        machine; SIGCONT thaws it)."""
+        os.killpg(self.processes[name].pid, sig)
+
     def check(self) -> None:
         for name, process in self.processes.items():
             if process.poll() is not None:
