@@ -8,6 +8,8 @@ from celery import Celery, signals
 from django.db import close_old_connections
 from kombu.transport import TRANSPORT_ALIASES
 
+from config import metrics
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 # The embedded default broker writes each message whole (see config/broker.py).
@@ -34,3 +36,9 @@ def close_old_connections_around_tasks(sender: Any = None, **kwargs: Any) -> Non
     if sender is not None and getattr(sender.request, "is_eager", False):
         return  # run in its caller's request or task: the connection is the caller's
     close_old_connections()
+
+
+# Metrics (config/metrics.py): a worker forgets its directory's earlier runs and serves its
+# processes' counts; a pool process that ends is marked so (prometheus_client's multiprocess).
+signals.worker_init.connect(metrics.worker_starting)
+signals.worker_process_shutdown.connect(metrics.worker_process_ending)

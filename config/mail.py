@@ -22,6 +22,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.mail import EmailMessage
 
+from config import metrics
+
 
 def site_domain() -> str:
     """The host of ``FAIRDEAL_BASE_URL``, as the right side of a ``Message-ID`` (an IPv6
@@ -40,4 +42,9 @@ def send_mail_to(
     if unsubscribe is not None:
         headers["List-Unsubscribe"] = f"<{unsubscribe}>"
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-    EmailMessage(subject, body, to=[recipient], headers=headers).send()
+    try:
+        EmailMessage(subject, body, to=[recipient], headers=headers).send()
+    except Exception:
+        metrics.MAIL_FAILED.inc()
+        raise
+    metrics.MAIL_SENT.inc()

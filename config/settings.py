@@ -215,6 +215,27 @@ SECURE_PROXY_SSL_HEADER = (
     ("HTTP_X_FORWARDED_PROTO", "https") if FAIRDEAL_TRUST_FORWARDED_PROTO else None
 )
 
+# Metrics for Prometheus (config/metrics.py; docs/deploy.md, "Metrics"): GET /metrics answers
+# a request from one of FAIRDEAL_METRICS_NETWORKS (CIDR, comma-separated; the client's address
+# as the throttles know it) or with "Authorization: Bearer FAIRDEAL_METRICS_TOKEN". A Celery
+# worker serves its own processes' counts on FAIRDEAL_WORKER_METRICS_BIND (host:port), to the
+# same readers. Each service counts in its own PROMETHEUS_MULTIPROC_DIR (read by
+# prometheus_client itself as a process starts), which it empties as it starts.
+FAIRDEAL_METRICS_TOKEN = env.str("FAIRDEAL_METRICS_TOKEN", default="")
+try:
+    FAIRDEAL_METRICS_NETWORKS = [
+        ipaddress.ip_network(network.strip(), strict=False)
+        for network in env.list("FAIRDEAL_METRICS_NETWORKS", default=[])
+        if network.strip()
+    ]
+except ValueError as error:
+    raise ImproperlyConfigured(f"FAIRDEAL_METRICS_NETWORKS: {error}") from error
+FAIRDEAL_WORKER_METRICS_BIND = env.str("FAIRDEAL_WORKER_METRICS_BIND", default="")
+if FAIRDEAL_WORKER_METRICS_BIND and not re.fullmatch(r"[^:\s]+:\d+", FAIRDEAL_WORKER_METRICS_BIND):
+    raise ImproperlyConfigured("FAIRDEAL_WORKER_METRICS_BIND is host:port (0.0.0.0:9101)")
+# A token a scraper keeps in its configuration: long enough that guessing it is hopeless.
+FAIRDEAL_METRICS_TOKEN_MIN_LENGTH = 32
+
 
 def _same_redis_database(first: str, second: str) -> bool:
     """Whether two Redis URLs name one database of one server (db 0 when none is named)."""
@@ -332,6 +353,17 @@ if PRODUCTION:
         problems.append(
             "CACHE_URL must name Redis (redis:// or rediss://), shared by every process"
         )
+    # Metrics: a token that cannot be guessed, and a worker's served to somebody. (The web and
+    # the workers refuse to start without PROMETHEUS_MULTIPROC_DIR: config/metrics.py.)
+    if FAIRDEAL_METRICS_TOKEN and len(FAIRDEAL_METRICS_TOKEN) < FAIRDEAL_METRICS_TOKEN_MIN_LENGTH:
+        problems.append(
+            f"FAIRDEAL_METRICS_TOKEN must be at least {FAIRDEAL_METRICS_TOKEN_MIN_LENGTH}"
+            " random characters"
+        )
+    if FAIRDEAL_WORKER_METRICS_BIND and not (FAIRDEAL_METRICS_TOKEN or FAIRDEAL_METRICS_NETWORKS):
+        problems.append(
+            "FAIRDEAL_WORKER_METRICS_BIND needs FAIRDEAL_METRICS_TOKEN or FAIRDEAL_METRICS_NETWORKS"
+        )
     if problems:
         raise ImproperlyConfigured("production settings refused: " + "; ".join(problems))
     SESSION_COOKIE_SECURE = True
@@ -357,6 +389,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # GET /metrics, whatever its Host, and every other request's time (games/metrics.py).
+    "games.metrics.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

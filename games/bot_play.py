@@ -28,6 +28,7 @@ import logging
 from collections import OrderedDict
 from typing import Any
 
+from config import metrics
 from games import outbox, services
 from games.bots import choose, seen_from
 from games.bots.seen import Seen
@@ -79,7 +80,10 @@ def step(table_id: int) -> bool:
         if history is None:
             history = _history(table)
         seen = seen_from(state, seat, history)
-        action = decide(seen, levels[seat], for_move(bytes(table.game_seed), seat, table.version))
+        with metrics.BOT_DECISION.labels(table.game, levels[seat]).time():
+            action = decide(
+                seen, levels[seat], for_move(bytes(table.game_seed), seat, table.version)
+            )
         if action is None:  # a call it chose not to make
             continue
         services.bot_move_apply(table_id=table_id, seat=seat, version=table.version, action=action)

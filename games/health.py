@@ -49,11 +49,12 @@ def _broker() -> dict[str, Any]:
     return {"ok": True, "transport": app.conf.broker_url.split("://")[0]}
 
 
-def _heartbeats() -> dict[str, datetime]:
+def heartbeats() -> dict[str, datetime]:
+    """When each piece of periodic work last completed, by name (one read)."""
     return dict(Heartbeat.objects.values_list("name", "at"))
 
 
-def _outbox(now: datetime) -> dict[str, Any]:
+def backlog(now: datetime) -> dict[str, Any]:
     """How much work waits in the outbox (games.outbox), and since when.
 
     ``pending`` is what is due and not done (the backlog), ``oldest`` the due
@@ -95,7 +96,7 @@ def status(now: datetime | None = None) -> dict[str, Any]:
         "broker": _broker(),
     }
     if database["ok"]:
-        beats = _heartbeats()
+        beats = heartbeats()
         limit = stale_after()
         last = beats.get("sweep")
         age = (now - last).total_seconds() if last else None
@@ -106,7 +107,7 @@ def status(now: datetime | None = None) -> dict[str, Any]:
             "interval_seconds": settings.FAIRDEAL_SWEEP_SECONDS,
             "stale_after_seconds": limit,
         }
-        waiting = _outbox(now)
+        waiting = backlog(now)
         drained = beats.get("outbox")
         report["outbox"] = {
             "pending": waiting["pending"],

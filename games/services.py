@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from accounts.models import Profile
 from accounts.rated_play import check_rated_play
+from config import metrics
 from config.errors import ServiceError
 from fairplay import commitments
 from fairplay.key_list import SIGN_RECORD
@@ -187,6 +188,7 @@ def _log(moves: list[Move]) -> None:
     of its table's log (``Table.log_tail``: the last :data:`selectors.RECENT_MOVES`);
     the caller saves the tables."""
     Move.objects.bulk_create(moves)
+    metrics.count_moves(move.kind for move in moves)
     for move in moves:
         table = move.table
         table.log_tail = [*table.log_tail, move.entry()][-selectors.RECENT_MOVES :]
@@ -1011,6 +1013,7 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
     forfeits: list[Move] = []
     changed: list[Seated] = []
     items: list[OutboxItem] = []
+    lateness: list[float] = []  # of each timeout, for the metrics
     for table in due:
         seats = seats_of(table)
         late = _late_seat(table, seats, now)
@@ -1021,6 +1024,7 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
             continue
         state = load_state(table)
         events = state.forfeit(late.number, TIMEOUT)
+        lateness.append((now - late.due).total_seconds())
         table.version += 1
         forfeits.append(
             Move(
@@ -1048,6 +1052,7 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
         Table.objects.bulk_update(ended, _ENDING_FIELDS)
         commitments.write([commitments.ended(table) for table in ended])
         OutboxItem.objects.bulk_create(items)
+        metrics.count_timeouts(lateness)
     return ended
 
 
@@ -1178,7 +1183,9 @@ def sweep_deadlines(*, now: datetime | None = None, batch: int = SWEEP_BATCH) ->
                 .filter(deadline_at__lte=now)
                 .order_by("deadline_at")[:batch]
             )
-            ended += [table.pk for table in _settle_deadlines(due, now)]
+            swept = [table.pk for table in _settle_deadlines(due, now)]
+            metrics.count_swept(len(swept))
+            ended += swept
         if len(due) < batch:
             Heartbeat.record("sweep")
             return ended
