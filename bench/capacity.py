@@ -24,8 +24,8 @@ Around each phase the bench reads, before and after:
 - the WAL written: the whole cluster's (``pg_current_wal_lsn()``), and this
   database's alone, read back with ``pg_waldump`` (:func:`database_wal`; the
   bench runs on PostgreSQL's machine, as root or its owner);
-- the tasks the workers received (their logs' ``received`` lines: each a
-  message through the broker);
+- the tasks the workers took (their own count, ``celery inspect stats``: each
+  a message through the broker);
 
 and an **idle baseline** (the same shape with no load, before the phases and
 after them: beat's ticks, the health checks, whatever else the server does)
@@ -80,6 +80,7 @@ import os
 import random
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -111,6 +112,13 @@ from bench.production import (  # noqa: E402
 )
 
 GROUPS = ("web", "worker", "bots", "beat")
+# The workers' node names (``-n``, ``%h`` the host's name).
+NODES = {
+    "worker": f"capacity@{socket.gethostname()}",
+    "bots": f"capacity-bots@{socket.gethostname()}",
+}
+# The Celery queues (config/settings.py, CELERY_TASK_QUEUES): lists in the broker's Redis.
+QUEUES = ("celery", "periodic", "bots")
 CRAZY_EIGHTS = {"game": "crazy-eights", "seats": 2, "deadline": 86400}
 AGAINST_A_BOT = {
     "game": "crazy-8",
@@ -244,6 +252,18 @@ def database_wal(start: int, end: int) -> int:
     return sum(size for size, xid, mine in records if mine or (xid and xid in xids))
 
 
+def alone_on(control: Any, nodes: set[str]) -> None:
+    """Refuse a broker whose queues other workers than ``nodes`` consume (another shape on
+    the same Redis database, a test's, would take this one's tasks; emptying it would lose
+    theirs)."""
+    answers = control.inspect(timeout=2).ping() or {}
+    if set(answers) != nodes:
+        raise SystemExit(
+            f"the workers on the broker are {sorted(answers) or 'none'}, not "
+            f"{sorted(nodes) or 'none'}: choose another --redis database, or wait"
+        )
+
+
 def keep_wal() -> None:
     """Keep the server's WAL from now on until this process's connection closes, for
     :func:`database_wal` to read: a temporary physical replication slot, reserving at
@@ -310,28 +330,31 @@ class Shape:
     def __init__(self, processes: Processes, broker_url: str, timeout: float) -> None:
         import redis
 
+        from config.celery import app
+
         self.processes = processes
         self.broker = redis.Redis.from_url(broker_url)
+        self.control = app.control  # on the shape's broker: main() names it for this process
         self.timeout = timeout
 
-    def logs(self) -> str:
-        return "".join(
-            self.processes.logs[name].read_text(errors="replace") for name in ("worker", "bots")
-        )
+    def tasks(self) -> int:
+        """The tasks the workers have taken since they started, by their own count (``celery
+        inspect stats``: a broadcast each answers; not their logs, whose lines about beat's
+        ticks are lowered to DEBUG)."""
+        names = list(NODES.values())
+        asked = self.control.inspect(destination=names, timeout=10, limit=len(names))
+        answers = asked.stats() or {}
+        if set(answers) != set(names):
+            raise SystemExit(f"the workers' stats: {sorted(answers)} of {names} answered")
+        return sum(sum(stats["total"].values()) for stats in answers.values())
 
     def settled(self) -> bool:
-        """Nothing is left to do: no outbox item due, no message in the broker's queues (its
-        lists: the broker's Redis database is the shape's alone), and every task a worker
-        received has ended."""
-        if outbox_pending() or any(
-            self.broker.llen(key)
-            for key in self.broker.scan_iter()
-            if self.broker.type(key) == b"list"
-        ):
+        """Nothing is left to do: no outbox item due, no task waiting in the broker's queues
+        and none taken and not yet acknowledged (a task is acknowledged once it has run:
+        ``CELERY_TASK_ACKS_LATE``; kombu keeps those in the hash ``unacked``)."""
+        if outbox_pending() or self.broker.hlen("unacked"):
             return False
-        logs = self.logs()
-        ended = sum(logs.count(f"] {word}") for word in ("succeeded in", "raised", "retry:"))
-        return logs.count("] received") == ended
+        return not any(self.broker.llen(queue) for queue in QUEUES)
 
     def settle(self, what: str) -> None:
         """Wait until the work that ``what`` set off is all done (:meth:`settled`)."""
@@ -342,7 +365,7 @@ class Shape:
         used = api.cpu_by_part(roots)
         values = {name: used[name][0] for name in (*GROUPS, "postgres", "redis")}
         values["wal"] = float(wal_position())
-        values["tasks"] = float(self.logs().count("] received"))
+        values["tasks"] = float(self.tasks())
         cpu = {pid: (group, own_cpu(pid)) for pid, group in backends().items()}
         alive = {pid: (group, used) for pid, (group, used) in cpu.items() if used is not None}
         return Reading(time.monotonic(), values, alive)
@@ -606,8 +629,8 @@ def start_shape(args: argparse.Namespace, logs: Path, env: dict[str, str], port:
                 "--workers", str(args.web_workers), "--timeout", "60", "--log-level", "warning"]  # fmt: skip
     commands = {
         "web": gunicorn,
-        "worker": celery_worker("capacity", "celery,periodic", cores),
-        "bots": celery_worker("capacity-bots", "bots", cores),
+        "worker": celery_worker(NODES["worker"].split("@")[0], "celery,periodic", cores),
+        "bots": celery_worker(NODES["bots"].split("@")[0], "bots", cores),
         "beat": celery_beat(),
     }
     # Each group's own DATABASE_URL (``env`` execs the command: the same process).
@@ -862,12 +885,16 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         mail_dir = logs / "mail"
         mail_dir.mkdir()
         env = production_env(args.redis, mail_dir)
+        from config.celery import app
+
+        alone_on(app.control, set())
         for url in (env["CELERY_BROKER_URL"], env["CACHE_URL"]):
             redis.Redis.from_url(url).flushdb()
         processes = start_shape(args, logs, env, port)
         shape = Shape(processes, env["CELERY_BROKER_URL"], timeout)
         try:
             healthy(port)
+            alone_on(shape.control, set(NODES.values()))
             print(
                 f"capacity: gunicorn with {args.web_workers} workers, a worker and the bots' "
                 f"worker of {os.cpu_count()} processes each, beat; {os.cpu_count()} cores, "
@@ -900,6 +927,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             phases["bot_move"] = (added, bots)
             print(f"  bot moves: {bots}, answering {humans} moves, in {added['seconds']:.1f} s")
             idle_runs.append(shape.idle(args.idle))
+            alone_on(shape.control, set(NODES.values()))
             found = memory_table(processes)
             processes.check()
         finally:
@@ -954,6 +982,8 @@ def main() -> None:
         args.tables, args.seconds, args.deadlines, args.mails = 4, 4.0, 10, 10
         args.bot_tables, args.idle = 2, 2.0
     began = time.perf_counter()
+    # This process asks the shape's workers for their counts over the shape's broker.
+    os.environ["CELERY_BROKER_URL"] = args.redis
     figures = measure(args)
     print_figures(figures)
     print_model(figures, assume)
