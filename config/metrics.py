@@ -192,7 +192,9 @@ def forget_earlier_runs() -> None:
 def check_multiprocess(serving: bool) -> None:
     """Refuse to start a production service that serves metrics (``serving``) without a
     ``PROMETHEUS_MULTIPROC_DIR`` directory: each scrape would read one process's counts,
-    a different one each time. Beat and ``manage.py`` need none."""
+    a different one each time. A web worker asks as it loads its middleware
+    (``games.metrics``), a Celery worker in ``worker_init``; beat and ``manage.py`` need
+    none."""
     directory = multiprocess_directory()
     if settings.PRODUCTION and serving and not (directory and Path(directory).is_dir()):
         raise ImproperlyConfigured(
@@ -203,8 +205,9 @@ def check_multiprocess(serving: bool) -> None:
 
 
 def on_starting(server: Any) -> None:
-    """gunicorn's hook, in its master before any worker starts: a new run's counts."""
-    check_multiprocess(bool(settings.FAIRDEAL_METRICS_TOKEN or settings.FAIRDEAL_METRICS_NETWORKS))
+    """gunicorn's hook, in its master before any worker starts: a new run's counts. (It
+    reads no settings: the master imports as little of the site as it can, for its
+    workers to import afresh.)"""
     forget_earlier_runs()
 
 

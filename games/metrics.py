@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -98,6 +99,9 @@ class MetricsMiddleware:
     (``config.middleware.HealthProbeMiddleware``): the answer is the same whatever the
     host, builds no URL, sets no cookie and is never cached.
 
+    A production web that serves metrics does not start without its
+    ``PROMETHEUS_MULTIPROC_DIR`` (``config.metrics.check_multiprocess``).
+
     The time of a request is labelled by its URL pattern (``/api/tables/<row:table_id>/moves/``),
     never the path itself, whose numbers would make a series of each table; by its method
     and its status class (``2xx``). Placed after the health probe and before the rest of
@@ -105,6 +109,9 @@ class MetricsMiddleware:
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        metrics.check_multiprocess(
+            bool(settings.FAIRDEAL_METRICS_TOKEN or settings.FAIRDEAL_METRICS_NETWORKS)
+        )
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:

@@ -28,6 +28,7 @@ import redis
 from django.core.exceptions import ImproperlyConfigured
 from django.core.mail import EmailMessage
 from django.db import transaction
+from django.http import HttpResponse
 from django.test import Client
 from django.utils import timezone
 from prometheus_client import REGISTRY
@@ -46,6 +47,7 @@ from bench.production import (
 from config import metrics
 from config.mail import send_mail_to
 from games import bot_play, health, notifications, services
+from games.metrics import MetricsMiddleware
 from games.models import Heartbeat, OutboxItem
 from tests import test_production_e2e as e2e
 from tests.factories import (
@@ -90,7 +92,6 @@ def parse(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 def readers(settings: Any) -> Any:
     settings.FAIRDEAL_METRICS_TOKEN = TOKEN
     settings.FAIRDEAL_METRICS_NETWORKS = [ipaddress.ip_network("10.0.0.0/8")]
-    settings.PRODUCTION = True
     return settings
 
 
@@ -213,13 +214,18 @@ def test_a_service_serving_metrics_without_its_directory_does_not_start_in_produ
     settings.FAIRDEAL_METRICS_TOKEN = TOKEN
     monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
     with pytest.raises(ImproperlyConfigured, match="PROMETHEUS_MULTIPROC_DIR"):
-        metrics.on_starting(server=None)
+        MetricsMiddleware(lambda request: HttpResponse())
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path / "missing"))
     with pytest.raises(ImproperlyConfigured, match="PROMETHEUS_MULTIPROC_DIR"):
-        metrics.on_starting(server=None)
+        MetricsMiddleware(lambda request: HttpResponse())
+    settings.FAIRDEAL_WORKER_METRICS_BIND = "127.0.0.1:9101"
+    with pytest.raises(ImproperlyConfigured, match="PROMETHEUS_MULTIPROC_DIR"):
+        metrics.worker_starting()
 
-    # With its directory, it starts, and forgets earlier runs' files but its own.
+    # With its directory, it starts; gunicorn's master forgets earlier runs' files as it
+    # starts, all but its own.
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    MetricsMiddleware(lambda request: HttpResponse())
     own = tmp_path / f"counter_{os.getpid()}.db"
     for name in ("counter_1.db", "histogram_1.db", own.name, "notes.txt"):
         (tmp_path / name).write_bytes(b"")
@@ -227,7 +233,6 @@ def test_a_service_serving_metrics_without_its_directory_does_not_start_in_produ
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted([own.name, "notes.txt"])
 
     # Beat and manage.py serve nothing: they need no directory.
-    settings.FAIRDEAL_METRICS_TOKEN = ""
     monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR")
     metrics.check_multiprocess(serving=False)
 
