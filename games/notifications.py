@@ -85,13 +85,12 @@ SENT, SKIPPED, FAILED = "sent", "skipped", "failed"
 
 
 def _send(notice: Notice, subject: str, body: str) -> str:
-    """Send a claimed mail; if sending fails, give the claim back so a later run may retry."""
+    """Send a claimed mail, and mark it sent; FAILED if it could not be sent."""
     unsubscribe = unsubscribe_url(notice.user_id, PREFERENCE.get(notice.kind, notice.kind))
     try:
         send_mail_to(notice.user.email, subject, body, unsubscribe=unsubscribe)
     except Exception:
         logger.exception("could not send %s", notice)
-        notice.delete()
         return FAILED
     Notice.objects.filter(pk=notice.pk).update(sent_at=timezone.now())
     return SENT
@@ -110,14 +109,25 @@ def _deliver(
     """Claim, then send: ``mail()`` gives (subject, body) and runs only for the claimant.
 
     Returns SENT, SKIPPED (not wanted, or somebody else's claim) or FAILED.
+
+    The claim and the send are one transaction. A worker that dies while it sends
+    leaves no claim behind (its transaction rolls back), so the mail's next try
+    sends it; one that fails to send gives its claim back the same way. Another
+    worker asking for the same mail meanwhile waits on the claim's unique key
+    until this one ends, then skips it if it was sent. A mail goes twice only if a
+    worker dies after the mail server took it and before the commit.
     """
     if not user.email or not wants_mail(user, PREFERENCE.get(kind, kind)):
         return SKIPPED
-    notice = _claim(user, table, kind, deadline, lead)
-    if notice is None:
-        return SKIPPED
-    subject, body = mail()
-    return _send(notice, subject, body)
+    with transaction.atomic():
+        notice = _claim(user, table, kind, deadline, lead)
+        if notice is None:
+            return SKIPPED
+        subject, body = mail()
+        outcome = _send(notice, subject, body)
+        if outcome == FAILED:
+            transaction.set_rollback(True)  # the claim given back, for a later run
+        return outcome
 
 
 # -- the services -------------------------------------------------------------------

@@ -506,6 +506,40 @@ def test_notify_running_twice_at_once_sends_each_mail_once(mailoutbox: list) -> 
     assert sorted(m.to[0] for m in mailoutbox) == ["alice@example.com", "bob@example.com"]
 
 
+class Killed(BaseException):
+    """The worker's process ending in the middle of a send (nothing of it catches this)."""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_that_dies_while_it_sends_leaves_the_mail_to_the_next_try(
+    mailoutbox: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob)
+    services.table_resign(table_id=table.pk, user=alice)  # commits: notify has run once
+    Notice.objects.all().delete()
+    mailoutbox.clear()
+    sending = notifications.send_mail_to
+
+    def dies_at_the_second(*args: Any, **kwargs: Any) -> None:
+        if mailoutbox:
+            raise Killed
+        sending(*args, **kwargs)
+
+    monkeypatch.setattr(notifications, "send_mail_to", dies_at_the_second)
+    with pytest.raises(Killed):
+        notifications.notify(table.pk)
+    assert len(mailoutbox) == 1
+    # The claim of the mail it was sending went with its transaction: the next try sends it.
+    assert Notice.objects.filter(sent_at__isnull=False).count() == 1
+    assert Notice.objects.count() == 1
+    monkeypatch.setattr(notifications, "send_mail_to", sending)
+
+    assert notifications.notify(table.pk) == 1
+    assert sorted(m.to[0] for m in mailoutbox) == ["alice@example.com", "bob@example.com"]
+    assert notifications.notify(table.pk) == 0
+
+
 # -- tables that are never played ------------------------------------------------------
 
 
