@@ -979,8 +979,8 @@ def main() -> None:
         print_model(json.loads(Path(args.model).read_text()), assume)
         return
     if args.quick:
-        args.tables, args.seconds, args.deadlines, args.mails = 4, 4.0, 10, 10
-        args.bot_tables, args.idle = 2, 2.0
+        args.tables, args.seconds, args.deadlines, args.mails = 4, 3.0, 10, 10
+        args.bot_tables, args.idle = 2, 1.5
     began = time.perf_counter()
     # This process asks the shape's workers for their counts over the shape's broker.
     os.environ["CELERY_BROKER_URL"] = args.redis
