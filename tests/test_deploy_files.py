@@ -39,7 +39,14 @@ from typing import Any
 import pytest
 import redis
 
-from bench.production import HOST, Processes, answering, free_port, production_env
+from bench.production import (
+    HOST,
+    Processes,
+    answering,
+    free_port,
+    production_env,
+    worker_ready,
+)
 from tests import test_production_e2e as e2e
 from tests.factories import TokenFactory, make_users, redis_db_alone
 from tests.games.test_deadlines_at_scale import make_tables
@@ -55,7 +62,9 @@ CACHE = "redis://127.0.0.1:6379/9"
 CLIENT = "127.0.0.2"
 FORGED = "203.0.113.9"
 
-# Each test's writes commit at once, where gunicorn sees them (and are flushed after it).
+# One gunicorn and nginx serve the module's tests: under pytest-xdist's loadgroup they stay
+# on one process. Each test's writes commit at once, where the processes see them (and are
+# flushed after it); marked so, every test has the test database named by then.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("deploy")]
 
 
@@ -75,19 +84,31 @@ def service(name: str) -> dict[str, list[str]]:
     return settings
 
 
+def specified(value: str, instance: str = "") -> str:
+    """``value`` with systemd's specifiers filled in: the instance's name (``%I``) and the
+    host's (``%H``); any other is an error here."""
+    specifiers = {"%%": "%", "%I": instance, "%H": os.uname().nodename}
+    return re.sub("%.", lambda found: specifiers[found.group()], value)
+
+
 def command(name: str, instance: str = "") -> list[str]:
     """The unit's ``ExecStart`` as this test runs it: the release's ``/opt/fairdeal`` as this
-    test's virtual environment, and systemd's specifiers of the instance's name (``%I``) and
-    the host's (``%H``) filled in."""
+    test's virtual environment."""
     (line,) = service(name)["ExecStart"]
-    specifiers = {"%%": "%", "%I": instance, "%H": os.uname().nodename}
-    line = re.sub("%.", lambda found: specifiers[found.group()], line)
-    return [part.replace(RELEASE, sys.prefix, 1) for part in shlex.split(line)]
+    return [part.replace(RELEASE, sys.prefix, 1) for part in shlex.split(specified(line, instance))]
 
 
-def environment(name: str) -> dict[str, str]:
-    """The variables the unit's ``Environment=`` lines set."""
-    return dict(value.partition("=")[::2] for value in service(name).get("Environment", []))
+def environment(name: str, instance: str = "", run: Path | None = None) -> dict[str, str]:
+    """The variables the unit's ``Environment=`` lines set. Where ``run`` is given, it stands
+    for ``/run``, and the unit's ``RuntimeDirectory=`` is made there, as systemd makes it as
+    the service starts."""
+    unit = service(name)
+    values = [specified(value, instance) for value in unit.get("Environment", [])]
+    if run is not None:
+        for directory in unit.get("RuntimeDirectory", []):
+            (run / specified(directory, instance)).mkdir(parents=True, exist_ok=True)
+        values = [value.replace("=/run/", f"={run}/", 1) for value in values]
+    return dict(value.partition("=")[::2] for value in values)
 
 
 def environment_file() -> dict[str, str]:
@@ -172,6 +193,15 @@ def test_the_units_run_the_documented_processes_as_a_service_user() -> None:
         for hardening in ("NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateTmp=yes"):
             key, value = hardening.split("=")
             assert unit[key] == [value], (name, hardening)
+    # Each service counts its metrics in a directory of its own (docs/deploy.md, "Metrics").
+    directories = {
+        environment(name, instance).get("PROMETHEUS_MULTIPROC_DIR")
+        for name, instance in [("fairdeal-web.service", ""), ("fairdeal-worker@.service", "bots"),
+                               ("fairdeal-worker@.service", "celery,periodic")]
+    }  # fmt: skip
+    assert directories == {
+        "/run/fairdeal-web", "/run/fairdeal-worker-bots", "/run/fairdeal-worker-celery,periodic"
+    }  # fmt: skip
     assert service("fairdeal-web.service")["ExecReload"] == ["/bin/kill -HUP $MAINPID"]
     assert service("fairdeal-web.service")["KillMode"] == ["mixed"]
     assert service("fairdeal-worker@.service")["KillMode"] == ["mixed"]
@@ -267,6 +297,7 @@ class Served:
     """gunicorn (by the web unit's command) behind nginx (the deploy site), on TLS."""
 
     processes: Processes
+    env: dict[str, str]
     proxy: Proxy
     https_port: int
     http_port: int
@@ -340,7 +371,7 @@ def served(
         # settings, with the example file's for the proxy in front.
         proxied = ("FAIRDEAL_TRUST_FORWARDED_PROTO", "FAIRDEAL_TRUSTED_PROXIES")
         env = {
-            **environment("fairdeal-web.service"),
+            **environment("fairdeal-web.service", run=folder / "run"),
             **production_env(BROKER, mail, cache_url=CACHE),
             **{name: environment_file()[name] for name in proxied},
             "DATABASE_URL": e2e.database_url(),
@@ -358,7 +389,7 @@ def served(
         processes = Processes({"web": gunicorn}, home, env, folder, {"web": answering(web)})
         try:
             proxy.start()
-            yield Served(processes, proxy, https_port, http_port, cert)
+            yield Served(processes, env, proxy, https_port, http_port, cert)
         finally:
             processes.stop()
             proxy.stop()
@@ -581,3 +612,55 @@ def test_a_reload_under_load_fails_no_request_where_a_stop_and_start_does(served
     assert not first & last, line  # every worker new
     assert restart_errors > 0, line  # the contrast: the test sees errors when there are some
     assert len(at_nginx) == restart_errors, line  # each a 502 from nginx, none lost
+
+
+def beat_ready(log: Path) -> bool:
+    return "beat: Starting" in (log.read_text(errors="replace") if log.exists() else "")
+
+
+def test_the_worker_and_beat_units_make_the_site_healthy_and_stop_warmly(served: Served) -> None:
+    """The worker template's two instances and beat, by their units' command lines, beside
+    the web: the load balancer's probe through nginx turns 200 (beat's sweeps run on the
+    worker). Then each is stopped as systemd stops it (SIGTERM to its main process alone,
+    KillMode=mixed): the workers' warm shutdown, and every one ends by itself, with 0."""
+    run = Path(served.env["PROMETHEUS_MULTIPROC_DIR"]).parent
+
+    def worker(instance: str) -> list[str]:
+        """The instance's command, with its own variables (``env`` runs it in its place)."""
+        own = environment("fairdeal-worker@.service", instance, run)
+        variables = [f"{key}={value}" for key, value in own.items()]
+        return ["env", *variables, *command("fairdeal-worker@.service", instance)]
+
+    units = {
+        "worker": worker("celery,periodic"),
+        "bots": worker("bots"),
+        "beat": command("fairdeal-beat.service"),
+    }
+    processes = served.processes
+    processes.commands |= units
+    processes.ready |= {"worker": worker_ready, "bots": worker_ready, "beat": beat_ready}
+    ended: dict[str, int | None] = {}
+    try:
+        for name in units:  # all at once, then each waited for
+            processes.launch(name)
+        for name in units:
+            processes.wait_ready(name)
+
+        def healthy() -> bool:
+            probe = served.request("GET", "/healthz", headers={"Host": "127.0.0.1"}, tls=False)
+            return probe[0] == 200
+
+        wait_for(healthy, "a healthy site")
+    finally:
+        stopping = {name: processes.processes.pop(name) for name in units}
+        for process in stopping.values():
+            process.terminate()  # SIGTERM to the main process, as KillMode=mixed sends it
+        for name, process in stopping.items():
+            try:
+                ended[name] = process.wait(timeout=60)  # the workers' TimeoutStopSec
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)  # as systemd would, after it
+                ended[name] = process.wait(timeout=10) and None
+    assert ended == {"worker": 0, "bots": 0, "beat": 0}
+    for name in ("worker", "bots"):
+        assert "Warm shutdown" in processes.logs[name].read_text(errors="replace")
