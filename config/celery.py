@@ -1,10 +1,12 @@
 """The Celery app: ``celery -A config worker`` and ``celery -A config beat``."""
 
+import logging.config
 import os
 import sys
 from typing import Any
 
 from celery import Celery, signals
+from django.conf import settings
 from django.db import close_old_connections
 from kombu.transport import TRANSPORT_ALIASES
 
@@ -36,6 +38,16 @@ def close_old_connections_around_tasks(sender: Any = None, **kwargs: Any) -> Non
     if sender is not None and getattr(sender.request, "is_eager", False):
         return  # run in its caller's request or task: the connection is the caller's
     close_old_connections()
+
+
+@signals.setup_logging.connect
+def log_as_django_does(loglevel: int | None = None, **kwargs: Any) -> None:
+    """Worker and beat log through the settings' LOGGING, as the web does: one line an event
+    in one format (config/logs.py), beat's idle ticks lowered. Celery configures no logging
+    of its own once this is connected; ``--loglevel`` still sets the level."""
+    logging.config.dictConfig(settings.LOGGING)
+    if loglevel:
+        logging.getLogger().setLevel(loglevel)
 
 
 # Metrics (config/metrics.py): a worker forgets its directory's earlier runs and serves its

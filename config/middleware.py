@@ -1,5 +1,6 @@
-"""Refuse oversized request bodies before anything reads them; keep personal answers out of
-every cache; answer a lost database connection with 503, not 500."""
+"""Answer a load balancer's health probe whatever its Host; refuse oversized request bodies
+before anything reads them; keep personal answers out of every cache; answer a lost database
+connection with 503, not 500."""
 
 import logging
 from collections.abc import Callable
@@ -9,8 +10,32 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import patch_cache_control
 
 from config import errors
+from games.views import healthz
 
 logger = logging.getLogger(__name__)
+
+
+class HealthProbeMiddleware:
+    """``GET`` or ``HEAD /healthz`` answered before the host is validated, whatever ``Host``
+    the probe sent: a load balancer asks each web host by its address
+    (``Host: 10.0.0.5:8000``), or sends none, and Django refuses both with 400
+    (``DisallowedHost``) once anything asks for the host.
+
+    Safe, because this answer never uses the host: the report says whether the database,
+    the broker and beat's sweep are well (nothing a client could use, the same to every
+    caller), builds no URL from the request (no link a forged ``Host`` could bend: no
+    cache poisoning, no password-reset link to another site), sets no cookie and is never
+    cached (``never_cache``). Everything else, ``/healthz`` with any other method
+    included, goes on to Django's host validation as before. First in ``MIDDLEWARE``.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path_info == "/healthz" and request.method in ("GET", "HEAD"):
+            return healthz(request)
+        return self.get_response(request)
 
 
 class BodySizeLimitMiddleware:

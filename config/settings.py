@@ -389,6 +389,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # A load balancer's probe of /healthz, whatever its Host (config/middleware.py says why).
+    "config.middleware.HealthProbeMiddleware",
     # GET /metrics, whatever its Host, and every other request's time (games/metrics.py).
     "games.metrics.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -577,31 +579,44 @@ FAIRDEAL_LOG_SECONDS = env.float("FAIRDEAL_LOG_SECONDS", default=2.0)
 # The health endpoint reports beat dead or silent when the last completed sweep is
 # older than this many intervals (and never less than ten seconds).
 FAIRDEAL_HEALTH_SWEEP_INTERVALS = env.float("FAIRDEAL_HEALTH_SWEEP_INTERVALS", default=4.0)
-# No entry expires: a sweep that waited behind other work still runs (two at once are
-# safe), since dropping a late sweep is how a deadline went unenforced.
+# Every tick expires, so that a worker that was down (or far behind) finds the last half
+# minute's ticks waiting, not every tick beat sent meanwhile (six a second): each does what
+# is due when it runs, so the next tick does what an expired one would have done. Never
+# sooner than half a minute (or the entry's interval, where longer): a tick that waited
+# a moment behind other work, or reached a worker whose clock is a little ahead of beat's,
+# still runs; dropping every sweep that was late by an interval is how deadlines once went
+# unenforced. On RabbitMQ the expiry is a message TTL: the broker drops them; on Redis the
+# worker discards each when it takes it, unrun.
+PERIODIC_EXPIRES_SECONDS = 30.0
+
+
+def periodic(task: str, seconds: float) -> dict[str, object]:
+    """A beat entry: ``task`` every ``seconds``, expiring as said above."""
+    return {
+        "task": task,
+        "schedule": seconds,
+        "options": {"expires": max(seconds, PERIODIC_EXPIRES_SECONDS)},
+    }
+
+
 CELERY_BEAT_SCHEDULE = {
-    "sweep-deadlines": {"task": "games.sweep_deadlines", "schedule": FAIRDEAL_SWEEP_SECONDS},
-    "mail-turns": {"task": "games.mail_turns", "schedule": FAIRDEAL_REMINDER_SECONDS},
+    "sweep-deadlines": periodic("games.sweep_deadlines", FAIRDEAL_SWEEP_SECONDS),
+    "mail-turns": periodic("games.mail_turns", FAIRDEAL_REMINDER_SECONDS),
     # Work commits left in the outbox: mail and ratings, in batches (only a bot's move
     # wakes a worker at its commit), and anything whose wake-up was lost (a broker outage).
-    "drain-outbox": {"task": "games.drain_outbox", "schedule": FAIRDEAL_SWEEP_SECONDS},
-    # The bots' moves whose wake-up was lost. On the bots' queue: should no worker take
-    # it for a while, the ticks that waited expire rather than pile up.
-    "drain-bots": {
-        "task": "games.drain_bots",
-        "schedule": FAIRDEAL_SWEEP_SECONDS,
-        "options": {"expires": 60.0},
-    },
-    "purge-outbox": {"task": "games.purge_outbox", "schedule": 3600.0},
-    "expire-open-tables": {"task": "games.expire_open_tables", "schedule": 60.0},
+    "drain-outbox": periodic("games.drain_outbox", FAIRDEAL_SWEEP_SECONDS),
+    # The bots' moves whose wake-up was lost, on the bots' queue.
+    "drain-bots": periodic("games.drain_bots", FAIRDEAL_SWEEP_SECONDS),
+    "purge-outbox": periodic("games.purge_outbox", 3600.0),
+    "expire-open-tables": periodic("games.expire_open_tables", 60.0),
     # Open tables whose host's wait has passed: bots in the free seats, and the deal.
-    "fill-with-bots": {"task": "games.fill_with_bots", "schedule": FAIRDEAL_SWEEP_SECONDS},
+    "fill-with-bots": periodic("games.fill_with_bots", FAIRDEAL_SWEEP_SECONDS),
     # The commitment log's entries, written with their events, put in its tree and a
     # checkpoint signed (fairplay.commitments.sequence): a record asked for sooner waits
     # for nothing, it sequences its own table's.
-    "sequence-log": {"task": "fairplay.sequence_log", "schedule": FAIRDEAL_LOG_SECONDS},
+    "sequence-log": periodic("fairplay.sequence_log", FAIRDEAL_LOG_SECONDS),
     # The leaderboards, each game's sorted once (leaderboard.boards.reckon).
-    "reckon-boards": {"task": "leaderboard.reckon_boards", "schedule": FAIRDEAL_BOARD_SECONDS},
+    "reckon-boards": periodic("leaderboard.reckon_boards", FAIRDEAL_BOARD_SECONDS),
 }
 
 REST_FRAMEWORK = {
@@ -692,9 +707,33 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# Logs (docs/deploy.md, "Logs"): one line an event on standard error, "time level logger
+# message" (config/logs.py), from every process: gunicorn's own lines and its access log
+# (config/gunicorn_conf.py) and Celery's (config/celery.py) come through this too. Beat's
+# idle ticks are at FAIRDEAL_PERIODIC_LOG_LEVEL, so an idle site writes little at INFO.
+FAIRDEAL_PERIODIC_LOG_LEVEL = env.str("FAIRDEAL_PERIODIC_LOG_LEVEL", default="DEBUG")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"line": {"()": "config.logs.UTCFormatter"}},
+    "filters": {
+        "periodic_ticks": {
+            "()": "config.logs.PeriodicTicks",
+            "tasks": sorted({entry["task"] for entry in CELERY_BEAT_SCHEDULE.values()}),
+            "level": FAIRDEAL_PERIODIC_LOG_LEVEL,
+        },
+        "one_line": {"()": "config.logs.OneLine"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "line",
+            "filters": ["periodic_ticks"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {
+        # A request for a host not in ALLOWED_HOSTS (a scanner asking by address): one line.
+        "django.security.DisallowedHost": {"filters": ["one_line"]},
+    },
 }

@@ -174,6 +174,8 @@ def production(
         "FAIRDEAL_MIN_DEADLINE_SECONDS": "1",
         "FAIRDEAL_SWEEP_SECONDS": str(SWEEP_SECONDS),
         "FAIRDEAL_BOARD_SECONDS": "1",
+        # Every periodic tick's lines at INFO (DEBUG by default): the test reads them.
+        "FAIRDEAL_PERIODIC_LOG_LEVEL": "INFO",
     }
     python = sys.executable
 
@@ -195,7 +197,7 @@ def production(
     logs = {name: tmp_path / f"{name}.log" for name in ("web", "worker", "bots", "beat")}
     commands = {
         "web": [
-            *(python, "-m", "gunicorn", "config.wsgi"),
+            *(python, "-m", "gunicorn", "-c", "python:config.gunicorn_conf", "config.wsgi"),
             *("--bind", f"127.0.0.1:{port}", "--workers", "2", "--timeout", "30"),
         ],
         "worker": [

@@ -54,6 +54,8 @@ def broker_env() -> Iterator[dict[str, str]]:
             "CELERY_TASK_ALWAYS_EAGER": "false",
             "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
             "PYTHONUNBUFFERED": "1",
+            # The sweeps' lines at INFO (DEBUG by default for beat's tasks): the test reads them.
+            "FAIRDEAL_PERIODIC_LOG_LEVEL": "INFO",
         }
 
 

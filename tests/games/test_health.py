@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from datetime import timedelta
 from io import StringIO
 from typing import Any
@@ -13,6 +14,7 @@ from django.test import Client
 from django.utils import timezone
 
 from config.celery import app
+from config.logs import UTCFormatter
 from games import health, services
 from games.models import Heartbeat, OutboxItem
 
@@ -118,3 +120,52 @@ def test_the_command_prints_the_report_and_exits_1_on_a_dead_beat() -> None:
     call_command("health", stdout=out)  # no SystemExit: exit status 0
     assert json.loads(out.getvalue())["ok"] is True
     assert Heartbeat.objects.get(name="sweep").at <= timezone.now()
+
+
+# A load balancer asks each web host by its address, or sends no Host at all (HTTP/1.0):
+# /healthz answers it before Django's host validation, and nothing else does.
+SITE_ONLY = ["fairdeal.example"]
+
+
+@pytest.mark.parametrize(
+    "probe", [{"HTTP_HOST": "10.0.0.5:8000"}, {"SERVER_NAME": "10.0.0.5"}], ids=["by-ip", "no-host"]
+)
+def test_a_probe_by_address_or_without_a_host_gets_the_health(
+    settings: Any, probe: dict[str, str]
+) -> None:
+    settings.ALLOWED_HOSTS = SITE_ONLY
+    assert Client().get("/healthz", **probe).status_code == 503  # no sweep yet
+    services.sweep_deadlines()
+
+    response = Client().get("/healthz", **probe)
+
+    assert response.status_code == 200
+    assert json.loads(response.content)["ok"] is True
+    assert Client().head("/healthz", **probe).status_code == 200
+
+
+def test_every_other_request_to_an_unknown_host_is_still_refused(settings: Any) -> None:
+    settings.ALLOWED_HOSTS = SITE_ONLY
+    services.sweep_deadlines()
+    stranger = Client(HTTP_HOST="10.0.0.5:8000")
+
+    assert stranger.get("/").status_code == 400
+    assert stranger.get("/healthz/").status_code == 400
+    assert stranger.post("/healthz").status_code == 400
+    assert stranger.get("/api/games/").status_code == 400
+    assert Client(HTTP_HOST="fairdeal.example").post("/healthz").status_code == 405
+
+
+def test_a_refused_host_is_one_warning_line_without_a_traceback(
+    settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings.ALLOWED_HOSTS = SITE_ONLY
+    with caplog.at_level(logging.INFO):
+        assert Client().get("/", HTTP_HOST="10.0.0.5:8000").status_code == 400
+
+    (record,) = [r for r in caplog.records if r.name == "django.security.DisallowedHost"]
+    line = UTCFormatter().format(record)
+    assert record.levelno == logging.WARNING and record.exc_info is None
+    assert "\n" not in line and "Traceback" not in line
+    assert "WARNING django.security.DisallowedHost Invalid HTTP_HOST header: '10.0.0.5:8000'" in line
+    assert all(r.exc_info is None for r in caplog.records)

@@ -77,6 +77,8 @@ def workers(tmp_path: Path, broker_db: str) -> Iterator[Workers]:
         "FAIRDEAL_SWEEP_FANOUT": str(FANOUT),
         "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
         "PYTHONUNBUFFERED": "1",
+        # Every sweep's lines at INFO (DEBUG by default for beat's tasks): the test counts them.
+        "FAIRDEAL_PERIODIC_LOG_LEVEL": "INFO",
     }
     logs = [tmp_path / f"worker{n}.log" for n in range(2)]
     processes = []
