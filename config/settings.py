@@ -579,6 +579,19 @@ FAIRDEAL_LOG_SECONDS = env.float("FAIRDEAL_LOG_SECONDS", default=2.0)
 # The health endpoint reports beat dead or silent when the last completed sweep is
 # older than this many intervals (and never less than ten seconds).
 FAIRDEAL_HEALTH_SWEEP_INTERVALS = env.float("FAIRDEAL_HEALTH_SWEEP_INTERVALS", default=4.0)
+# Beat's intervals, in every environment: one of nothing (or less) would have beat send its
+# task without pause, flooding the broker, rather than fail here.
+if not_intervals := [
+    name
+    for name, seconds in (
+        ("FAIRDEAL_SWEEP_SECONDS", FAIRDEAL_SWEEP_SECONDS),
+        ("FAIRDEAL_REMINDER_SECONDS", FAIRDEAL_REMINDER_SECONDS),
+        ("FAIRDEAL_LOG_SECONDS", FAIRDEAL_LOG_SECONDS),
+        ("FAIRDEAL_BOARD_SECONDS", FAIRDEAL_BOARD_SECONDS),
+    )
+    if not seconds > 0
+]:
+    raise ImproperlyConfigured(f"{', '.join(not_intervals)}: beat's intervals are more than 0 s")
 # Every tick expires, so that a worker that was down (or far behind) finds the last half
 # minute's ticks waiting, not every tick beat sent meanwhile (six a second): each does what
 # is due when it runs, so the next tick does what an expired one would have done. Never

@@ -379,3 +379,19 @@ def test_production_sends_reminders_on_their_own_interval_well_inside_the_shorte
     assert interval <= shortest_window / 3
     done = load_settings({**GOOD_PRODUCTION, "FAIRDEAL_REMINDER_SECONDS": "2"}, show=REMINDERS)
     assert done.stdout.split()[:2] == ["2.0", "2.0"], done.stderr
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"FAIRDEAL_SWEEP_SECONDS": "0"},
+        {"FAIRDEAL_BOARD_SECONDS": "-60", "FAIRDEAL_LOG_SECONDS": "0"},
+    ],
+)
+def test_a_beat_interval_of_nothing_stops_every_environment(change: dict[str, str]) -> None:
+    """Beat would send the task without pause, flooding the broker."""
+    for environment in ({}, GOOD_PRODUCTION):
+        done = load_settings({**environment, **change})
+        assert done.returncode != 0
+        assert all(name in done.stderr for name in change), done.stderr
+        assert "beat's intervals are more than 0 s" in done.stderr
