@@ -26,11 +26,13 @@ import pytest
 
 from bench.production import Processes, answering, free_port, production_env
 from config import __version__
+from tests.factories import redis_db_alone
 from tests.test_production_e2e import Site
 
 REPO = Path(__file__).resolve().parents[1]
-BROKER = "redis://127.0.0.1:6379/6"
-CACHE = "redis://127.0.0.1:6379/7"
+# Redis databases no other test's processes take tasks from (the web sends wake-ups).
+BROKER = "redis://127.0.0.1:6379/12"
+CACHE = "redis://127.0.0.1:6379/14"
 
 
 @pytest.fixture
@@ -89,38 +91,43 @@ def test_the_release_wheel_installs_and_serves_a_game_outside_the_checkout(
     port = free_port()
     web = [str(bin_dir / "gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{port}",
            "--workers", "1"]  # fmt: skip
-    processes = Processes({"web": web}, site_dir, env, tmp_path, ready={"web": answering(port)})
-    try:
-        site = Site(port)
-        table = seeded["table"]
-        for path in ("/", "/lobby/", f"/tables/{table}/", "/verify/"):
-            status, _, page = site.request("GET", path)
-            assert status == 200, (path, status, page[:300])
-        # The check in the browser: Pyodide and the verifier's wheels, carried by the wheel.
-        verify_page = site.request("GET", "/verify/")[2].decode()
-        loader = re.search(r'data-pyodide="([^"]+)"', verify_page)
-        wheels = re.search(r'data-wheels="([^"]+)"', verify_page)
-        assert loader and wheels, verify_page[:2000]
-        for asset in (loader.group(1), *wheels.group(1).split()):
-            assert site.request("GET", asset)[0] == 200, asset
-
-        status, view = site.json("GET", f"/api/tables/{table}/", token=seeded["token"])
-        assert status == 200 and view["to_act"] == [view["you"]["seat"]], view
-        status, moved = site.json(
-            "POST",
-            f"/api/tables/{table}/moves/",
-            {"version": view["version"], "action": view["legal_actions"][0]},
-            token=seeded["token"],
-        )
-        assert status == 200 and moved["version"] == view["version"] + 1, moved
-
-        status, _, health = site.request("GET", "/healthz")
-        assert json.loads(health)["version"] == __version__
-    finally:
-        processes.stop()
+    with redis_db_alone(BROKER):
+        processes = Processes({"web": web}, site_dir, env, tmp_path, {"web": answering(port)})
+        try:
+            serve_and_play(Site(port), seeded)
+        finally:
+            processes.stop()
     print(
         f"\nthe release wheel: built and installed in {built:.1f} s ({wheel.stat().st_size:,} bytes)"
     )
+
+
+def serve_and_play(site: Site, seeded: dict[str, Any]) -> None:
+    """The pages, Pyodide and a move, from the installed release's gunicorn."""
+    table = seeded["table"]
+    for path in ("/", "/lobby/", f"/tables/{table}/", "/verify/"):
+        status, _, page = site.request("GET", path)
+        assert status == 200, (path, status, page[:300])
+    # The check in the browser: Pyodide and the verifier's wheels, carried by the wheel.
+    verify_page = site.request("GET", "/verify/")[2].decode()
+    loader = re.search(r'data-pyodide="([^"]+)"', verify_page)
+    wheels = re.search(r'data-wheels="([^"]+)"', verify_page)
+    assert loader and wheels, verify_page[:2000]
+    for asset in (loader.group(1), *wheels.group(1).split()):
+        assert site.request("GET", asset)[0] == 200, asset
+
+    status, view = site.json("GET", f"/api/tables/{table}/", token=seeded["token"])
+    assert status == 200 and view["to_act"] == [view["you"]["seat"]], view
+    status, moved = site.json(
+        "POST",
+        f"/api/tables/{table}/moves/",
+        {"version": view["version"], "action": view["legal_actions"][0]},
+        token=seeded["token"],
+    )
+    assert status == 200 and moved["version"] == view["version"] + 1, moved
+
+    status, _, health = site.request("GET", "/healthz")
+    assert json.loads(health)["version"] == __version__
 
 
 # Two players with tokens, a table between them, and the token of the one to move (the
