@@ -200,6 +200,7 @@ def memory(pid: int) -> dict[str, float]:
 
 
 def wal_position() -> int:
+    """The server's WAL insert position, in bytes."""
     from django.db import connection
 
     with connection.cursor() as cursor:
@@ -208,6 +209,7 @@ def wal_position() -> int:
 
 
 def lsn(position: int) -> str:
+    """A position in bytes as PostgreSQL writes one (``1/4C40D3E0``)."""
     return f"{position >> 32:X}/{position & 0xFFFFFFFF:X}"
 
 
