@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import http.client
+import inspect
 import json
 import os
 import re
@@ -41,6 +42,7 @@ import redis
 
 from bench.production import (
     HOST,
+    Nginx,
     Processes,
     answering,
     free_port,
@@ -419,6 +421,31 @@ def test_nginx_accepts_the_rendered_site(served: Served) -> None:
     assert checked.returncode == 0, checked.stderr
     assert "syntax is ok" in checked.stderr and "test is successful" in checked.stderr
     assert "[warn]" not in checked.stderr and "[emerg]" not in checked.stderr
+
+
+def test_the_site_passes_requests_on_as_the_several_hosts_test_measured() -> None:
+    """The upstream's rules of deploy/nginx/fairdeal.conf are those of the nginx that
+    tests/test_hosts_e2e.py kills web hosts behind (``bench.production.Nginx``): a host
+    left out after one failure for a second, a refused request or a GET passed on to the
+    next host, a POST that reached one not (no ``non_idempotent``), the same timeouts."""
+    site = (DEPLOY / "nginx" / "fairdeal.conf").read_text()
+    measured = inspect.getsource(Nginx.__init__)
+    for directive in (
+        r"max_fails=1 fail_timeout=1s;",
+        r"proxy_next_upstream error timeout http_502;",
+        r"proxy_connect_timeout 2s;",
+        r"proxy_read_timeout 35s;",
+    ):
+        assert directive in site, directive
+    assert "max_fails=1 fail_timeout={fail_seconds:g}s;" in measured
+    assert "fail_seconds: float = 1.0" in measured
+    rules = [
+        directive
+        for directive in re.findall(r"(proxy_\w+ [^;{]*;)", measured)
+        if directive.startswith(("proxy_next_upstream ", "proxy_connect_timeout", "proxy_read"))
+    ]
+    assert len(rules) == 3 and all(directive in site for directive in rules), rules
+    assert "non_idempotent" not in re.sub(r"#.*", "", site)
 
 
 def test_a_game_is_played_through_the_proxy_over_tls(served: Served) -> None:
