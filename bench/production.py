@@ -23,7 +23,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 from urllib.parse import unquote, urlsplit
 
 HOST = "fairdeal.test"
@@ -229,7 +229,33 @@ class Processes:
         self.processes.clear()
 
 
-class PgBouncer:
+class Server:
+    """A server a test or a bench starts beside the site (PgBouncer, nginx): its process
+    group and the folder of its configuration and logs, ended together, also as a
+    context manager."""
+
+    process: subprocess.Popen[bytes]
+    folder: Path
+
+    def stop(self) -> None:
+        """End its process group (and every connection it held), then remove its folder."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class PgBouncer(Server):
     """PgBouncer (Debian's package) in transaction mode in front of ``database_url``'s server.
 
     Its ``pgbouncer.ini`` and user list are written into a folder of its own (no file of
@@ -323,25 +349,8 @@ class PgBouncer:
     def tail(self, lines: int = 30) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
-    def stop(self) -> None:
-        """End its process group (every server connection it held closes with it)."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
-        shutil.rmtree(self.folder, ignore_errors=True)
 
-    def __enter__(self) -> PgBouncer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-class Nginx:
+class Nginx(Server):
     """nginx (Debian's package) as the proxy in front of several web hosts: gunicorn on each
     of ``upstreams`` (ports of 127.0.0.1), in turn.
 
@@ -452,20 +461,3 @@ http {{
             if path.exists()
         )  # fmt: skip
         return "\n".join(text.splitlines()[-lines:])
-
-    def stop(self) -> None:
-        """End its process group (its master and worker)."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-    def __enter__(self) -> Nginx:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

@@ -78,11 +78,18 @@ def test_the_production_shape_runs_through_pgbouncer_in_transaction_mode(
     assert int(stats["total_xact_count"]) > 300, stats
     clients = [row for row in pooler.show("CLIENTS") if row["database"] != "pgbouncer"]
     assert len(clients) > SERVER_SESSIONS, clients  # more clients than sessions: they shared
-    # No server error, no traceback, in any process's log, the web's included.
+    # No server error, no traceback, in any process's log, the web's included (but for
+    # /healthz's 503 while beat's first sweep had not run, which Django logs as an error).
     for name, log in production["logs"].items():
         text = log.read_text(errors="replace")
         assert "Traceback" not in text, (name, text[-3000:])
-        assert not re.search(r"Internal Server Error|ERROR", text), (name, text[-3000:])
+        errors = [
+            line
+            for line in text.splitlines()
+            if re.search(r"Internal Server Error|ERROR", line)
+            and not line.endswith("ERROR django.request Service Unavailable: /healthz")
+        ]
+        assert not errors, (name, errors[:10])
     assert not re.search(r"\b(ERROR|FATAL|WARNING)\b", pooler.tail(1000)), pooler.tail()
 
 
