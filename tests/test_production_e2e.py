@@ -268,13 +268,15 @@ def gone_from_the_database(timeout: float = 15) -> None:
     with connection.cursor() as cursor:
         while time.monotonic() < give_up:
             cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity"
+                "SELECT pid, application_name, client_port, backend_start, state, query"
+                " FROM pg_stat_activity"
                 " WHERE datname = current_database() AND pid <> pg_backend_pid()"
             )
-            if cursor.fetchone()[0] == 0:
+            left = cursor.fetchall()
+            if not left:
                 return
             time.sleep(0.1)
-    pytest.fail("the production shape's sessions outlived its processes")
+    pytest.fail(f"the production shape's sessions outlived its processes: {left}")
 
 
 def mails(folder: Path) -> str:
