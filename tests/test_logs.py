@@ -132,19 +132,25 @@ def idle_logs_and_expired_ticks(processes: Processes, port: int) -> None:
         assert expires is not None, task
         assert datetime.fromisoformat(expires) <= now + timedelta(seconds=bound[task]), task
     # ...and a tick that expired is discarded unrun by a worker started again.
-    stale = Celery("stale", broker=BROKER).send_task(
-        "games.sweep_deadlines",
-        exchange="celery",
-        routing_key="periodic",
-        expires=now - timedelta(seconds=1),
-    )
+    # Sent as beat sends it: the settings' routes (the periodic queue), to this broker.
+    beat = Celery("beat")
+    beat.config_from_object("django.conf:settings", namespace="CELERY")
+    beat.conf.update(broker_url=BROKER, task_always_eager=False)
+    stale = beat.send_task("games.sweep_deadlines", expires=now - timedelta(seconds=1))
+    waiting = redis.Redis.from_url(BROKER)
+    assert any(stale.id.encode() in message for message in waiting.lrange("periodic", 0, -1))
     processes.env = {**processes.env, "FAIRDEAL_PERIODIC_LOG_LEVEL": "INFO"}
     processes.start("worker")
     log = processes.logs["worker"]
-    give_up = time.monotonic() + 20
+    give_up = time.monotonic() + 45
     while f"Discarding revoked task: games.sweep_deadlines[{stale.id}]" not in log.read_text():
         processes.check()
-        assert time.monotonic() < give_up, "the expired tick was not discarded"
+        queued = {queue: waiting.llen(queue) for queue in ("periodic", "celery", "bots")}
+        assert time.monotonic() < give_up, (
+            "the expired tick was not discarded",
+            queued,
+            [line for line in log.read_text().splitlines() if stale.id in line],
+        )
         time.sleep(0.2)
     assert re.search(r"games\.sweep_deadlines\[[^\]]+\] succeeded", log.read_text())
     assert f"[{stale.id}] succeeded" not in log.read_text()

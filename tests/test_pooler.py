@@ -53,14 +53,11 @@ def database_env(pooler: PgBouncer, monkeypatch: pytest.MonkeyPatch) -> dict[str
 
 
 def sessions_not_pgbouncers(pooler: PgBouncer) -> set[int]:
-    """The server processes on the test database that are neither this test's nor PgBouncer's."""
+    """The server processes on the test database that are neither this test process's nor
+    PgBouncer's."""
     before = {int(row["remote_pid"]) for row in pooler.show("SERVERS")}
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pid FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        sessions = {pid for (pid,) in cursor.fetchall()}
+        sessions = {row[0] for row in e2e.others_sessions(cursor)}
     after = {int(row["remote_pid"]) for row in pooler.show("SERVERS")}
     return sessions - before - after
 

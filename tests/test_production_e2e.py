@@ -14,6 +14,7 @@ start and no deadline ever passed, while every other test was green.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -260,6 +261,34 @@ def production(
                     print(f"--- {name} ({log}) ---\n{tail}")
 
 
+def own_ports() -> set[int]:
+    """The local ports of this test process's own TCP sockets: its connections to
+    PostgreSQL, whichever thread or test opened them, are not the shape's."""
+    inodes = set()
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[len("socket:[") : -1])
+    ports = set()
+    for table in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[9] in inodes:
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def others_sessions(cursor: Any) -> list[tuple[Any, ...]]:
+    """The sessions on the test database of processes other than this test process."""
+    cursor.execute(
+        "SELECT pid, application_name, client_port, backend_start, state, query"
+        " FROM pg_stat_activity WHERE datname = current_database()"
+    )
+    mine = own_ports()
+    return [row for row in cursor.fetchall() if row[2] not in mine]
+
+
 def gone_from_the_database(timeout: float = 15) -> None:
     """Wait until no session but this one is open on the test database: a process's
     backends end a moment after the process does, and one still there when the suite
@@ -267,12 +296,7 @@ def gone_from_the_database(timeout: float = 15) -> None:
     give_up = time.monotonic() + timeout
     with connection.cursor() as cursor:
         while time.monotonic() < give_up:
-            cursor.execute(
-                "SELECT pid, application_name, client_port, backend_start, state, query"
-                " FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
-            left = cursor.fetchall()
+            left = others_sessions(cursor)
             if not left:
                 return
             time.sleep(0.1)
