@@ -189,7 +189,10 @@ def test_a_game_played_from_the_list_with_the_keyboard_alone(
             page.keyboard.press("Enter")
         assert board.said().startswith("You "), board.said()
         moves += 1
-        assert moves < 200, "the game did not end"
+        # A guard against a game that never ends: the deal is random (the home page's
+        # button), and always playing the list's first move once made a game longer than
+        # 200 of ann's moves, in CI.
+        assert moves < 400, "the game did not end"
     expect(page.locator("#board-heading")).to_have_text(re.compile(r"^You (won|came 2nd of 2)\.$"))
     assert errors == []
 
