@@ -237,6 +237,22 @@ class Server:
     process: subprocess.Popen[bytes]
     folder: Path
 
+    def launch(self, command: list[str], output: Path) -> None:
+        """Start ``command`` in a process group of its own, its output to ``output``, and
+        wait until it serves; stopped again if it does not."""
+        with output.open("wb") as out:
+            self.process = subprocess.Popen(
+                command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+
+    def wait_ready(self, timeout: float = 15.0) -> None:
+        raise NotImplementedError
+
     def stop(self) -> None:
         """End its process group (and every connection it held), then remove its folder."""
         if self.process.poll() is None:
@@ -305,18 +321,7 @@ class PgBouncer(Server):
         command = [shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"]
         if os.geteuid() == 0:
             command += ["-u", "nobody"]
-        with self.log.open("wb") as output:
-            self.process = subprocess.Popen(
-                [*command, str(self.folder / "pgbouncer.ini")],
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        try:
-            self.wait_ready()
-        except BaseException:
-            self.stop()
-            raise
+        self.launch([*command, str(self.folder / "pgbouncer.ini")], self.log)
 
     def wait_ready(self, timeout: float = 15.0) -> None:
         import psycopg
@@ -418,18 +423,7 @@ http {{
         )
         command = [shutil.which("nginx") or "/usr/sbin/nginx", "-p", str(self.folder)]
         command += ["-e", str(self.log), "-c", str(self.folder / "nginx.conf")]
-        with (self.folder / "nginx.out").open("wb") as output:
-            self.process = subprocess.Popen(
-                [*command, "-g", "daemon off;"],
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        try:
-            self.wait_ready()
-        except BaseException:
-            self.stop()
-            raise
+        self.launch([*command, "-g", "daemon off;"], self.folder / "nginx.out")
 
     def wait_ready(self, timeout: float = 15.0) -> None:
         check = answering(self.port)
