@@ -25,5 +25,6 @@ def log_page(request: HttpRequest) -> HttpResponse:
         "key": public_key_document(),
         "checkpoint_url": request.build_absolute_uri(reverse("log-checkpoint")),
         "consistency_url": request.build_absolute_uri(reverse("log-consistency")),
+        "key_list_url": request.build_absolute_uri(reverse("fairplay-keys")),
     }
     return render(request, "fairplay/log.html", context)

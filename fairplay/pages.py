@@ -72,6 +72,7 @@ def verify_page(request: HttpRequest, table_id: int) -> HttpResponse:
         # after a change of key (the key list says when each signed).
         "key": signer_document(table) if finished else public_key_document(),
         "key_url": request.build_absolute_uri(reverse("fairplay-key")),
+        "key_list_url": request.build_absolute_uri(reverse("fairplay-keys")),
     }
     if not finished:
         return render(request, "fairplay/verify.html", context)
@@ -87,6 +88,7 @@ def verify_any_page(request: HttpRequest) -> HttpResponse:
     context = {
         "key": key,
         "key_url": request.build_absolute_uri(reverse("fairplay-key")),
+        "key_list_url": request.build_absolute_uri(reverse("fairplay-keys")),
         "browser_check": browser_check_context(record_url=None, record_name=None, key=None),
     }
     return render_check(request, "fairplay/verify_any.html", context)

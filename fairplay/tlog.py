@@ -400,28 +400,73 @@ def parse_checkpoint(note: str) -> tuple[Checkpoint, list[tuple[str, bytes]]]:
     return Checkpoint(origin, int(size), raw_root), found
 
 
+class NotSignedBy(VerificationError):
+    """A checkpoint with no signature line of the key (or of any of the keys) asked for;
+    ``what`` names the checkpoint ("the checkpoint", "the old checkpoint", ...)."""
+
+    def __init__(self, message: str, what: str) -> None:
+        super().__init__(message)
+        self.what = what
+
+
 def open_checkpoint(note: str, public_key: bytes, *, origin: str | None = None) -> Checkpoint:
     """The checkpoint of a signed note, if the Ed25519 key ``public_key`` signed it (under
-    the origin's name, or ``origin`` when given); else :class:`~fairplay.signing.VerificationError`.
+    the origin's name, or ``origin`` when given); else :class:`~fairplay.signing.VerificationError`
+    (:class:`NotSignedBy` when the note has no signature line of that key).
+    """
+    return open_checkpoint_by(note, [public_key], origin=origin)[0]
+
+
+def open_checkpoint_by(
+    note: str,
+    public_keys: Sequence[bytes],
+    *,
+    origin: str | None = None,
+    what: str = "the checkpoint",
+) -> tuple[Checkpoint, bytes]:
+    """The checkpoint of a signed note and the key of ``public_keys`` that signed it: the
+    first of them with a signature line in the note (its name and key hash) that holds.
+    ``what`` names the note in the words of a refusal.
+
+    :class:`NotSignedBy` when none of them has a line (another key signed it: a key list
+    older than the note, or another server's); :class:`~fairplay.signing.VerificationError`
+    when a line of theirs does not hold; :class:`~fairplay.signing.CannotJudge` when the
+    note is not a checkpoint.
     """
     checkpoint, found = parse_checkpoint(note)
     name = checkpoint.origin if origin is None else origin
     if checkpoint.origin != name:
-        raise VerificationError(f"the checkpoint is of the log {checkpoint.origin}, not {name}")
-    hint = key_hash(name, public_key)
-    ours = [raw for signer, raw in found if signer == name and raw[:4] == hint]
-    if not ours:
-        raise VerificationError(
-            f"the checkpoint is not signed by key {signing.key_id(public_key)} "
-            f"(no signature line of {name} with its key hash {hint.hex()})"
-        )
+        raise VerificationError(f"{what} is of the log {checkpoint.origin}, not {name}")
     message = checkpoint.body().encode("utf-8")
-    if not ed25519_valid(public_key, ours[0][4:], message):
-        raise VerificationError(
-            f"the checkpoint's signature by key {signing.key_id(public_key)} does not hold: "
+    problem = None
+    for public_key in public_keys:
+        hint = key_hash(name, public_key)
+        ours = [raw for signer, raw in found if signer == name and raw[:4] == hint]
+        if not ours:
+            continue
+        if ed25519_valid(public_key, ours[0][4:], message):
+            return checkpoint, public_key
+        problem = problem or VerificationError(
+            f"{what}'s signature by key {signing.key_id(public_key)} does not hold: "
             "its text was changed after it was signed"
         )
-    return checkpoint
+    if problem is not None:
+        raise problem
+    if not public_keys:
+        raise NotSignedBy(f"there is no key to check {what} with", what)
+    if len(public_keys) == 1:
+        (public_key,) = public_keys
+        raise NotSignedBy(
+            f"{what} is not signed by key {signing.key_id(public_key)} "
+            f"(no signature line of {name} with its key hash {key_hash(name, public_key).hex()})",
+            what,
+        )
+    ids = ", ".join(signing.key_id(public_key) for public_key in public_keys)
+    raise NotSignedBy(
+        f"{what} is signed by none of the keys {ids} (no signature line of {name} "
+        "with one of their key hashes)",
+        what,
+    )
 
 
 def ed25519_valid(public_key: bytes, signature: bytes, message: bytes) -> bool:
@@ -520,19 +565,13 @@ def check_section(section: Any, record: Mapping[str, Any], keys: Sequence[bytes]
         )
     if keys is None:
         keys = [bytes.fromhex(own)]
-    checkpoint, signer, problem = None, "", ""
-    for key in keys:
-        try:
-            checkpoint = open_checkpoint(section["checkpoint"], key)
-        except signing.CannotJudge as exc:
-            raise VerificationError(f"the log's checkpoint cannot be read: {exc.message}") from None
-        except VerificationError as exc:
-            problem = exc.message
-            continue
-        signer = signing.key_id(key)
-        break
-    if checkpoint is None:
-        raise VerificationError(problem or "no key to check the log's checkpoint with")
+    try:
+        checkpoint, key = open_checkpoint_by(
+            section["checkpoint"], keys, what="the commitment log's checkpoint"
+        )
+    except signing.CannotJudge as exc:
+        raise VerificationError(f"the log's checkpoint cannot be read: {exc.message}") from None
+    signer = signing.key_id(key)
     items = section["entries"]
     if not isinstance(items, list):
         raise VerificationError("the transparency section's entries must be a list")
@@ -627,12 +666,25 @@ def read_text(path: str, what: str) -> str:
         raise signing.CannotJudge(f"{what} {path} is not UTF-8 text") from None
 
 
-def check_growth(old_note: str, new_note: str, proof_document: Any, key: bytes) -> str:
-    """The log of ``new_note`` extends that of ``old_note``: both signed by ``key``, of one
-    origin, and the consistency proof (``GET /api/fairplay/log/consistency/``'s answer)
-    between their sizes holds. Returns the OK line."""
-    old = open_checkpoint(old_note, key)
-    new = open_checkpoint(new_note, key, origin=old.origin)
+def check_growth(
+    old_note: str,
+    new_note: str,
+    proof_document: Any,
+    keys: Sequence[bytes],
+    *,
+    vouch: Callable[[bytes, str], None] | None = None,
+    how: str = "pinned",
+) -> str:
+    """The log of ``new_note`` extends that of ``old_note``: each signed by one of ``keys``
+    (:func:`open_checkpoint_by`; ``vouch(key, which)`` may refuse the key that signed one),
+    of one origin, and the consistency proof (``GET /api/fairplay/log/consistency/``'s
+    answer) between their sizes holds. ``how`` says how the keys were chosen, for the OK
+    line, which it returns."""
+    old, old_key = open_checkpoint_by(old_note, keys, what="the old checkpoint")
+    new, new_key = open_checkpoint_by(new_note, keys, origin=old.origin, what="the new checkpoint")
+    if vouch is not None:
+        vouch(old_key, "the old checkpoint")
+        vouch(new_key, "the new checkpoint")
     if new.size <= old.size or old.size == 0:  # the same log, or one that shrank: no proof
         proof: list[bytes] = []
     else:
@@ -653,7 +705,13 @@ def check_growth(old_note: str, new_note: str, proof_document: Any, key: bytes) 
         proof = _hash_list(proof_document["proof"], "the consistency proof")
     verify_consistency(old.size, new.size, old.root, new.root, proof)
     grew = "is the same as" if old.size == new.size else "extends"
+    signed = (
+        f"both checkpoints signed by key {signing.key_id(old_key)}"
+        if old_key == new_key
+        else f"the old checkpoint signed by key {signing.key_id(old_key)}, the new by key "
+        f"{signing.key_id(new_key)}"
+    )
     return (
         f"OK the log {old.origin} of {new.size} entries {grew} the log of {old.size} entries; "
-        f"both checkpoints signed by key {signing.key_id(key)} (pinned)"
+        f"{signed} ({how})"
     )

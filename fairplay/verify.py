@@ -39,12 +39,15 @@ fails is reported in words:
 8. for a format 2 record, the time control (:mod:`fairplay.clock`): every timeout
    was due, and no step came after a seat's time had run out;
 9. the commitment log (:mod:`fairplay.tlog`): the envelope's ``transparency``
-   section proves the table's entries in a checkpoint signed by the same key;
-   a record without it fails, unless ``--without-log`` says it was made before
-   the log (the OK line says whether the log was checked).
+   section proves the table's entries in a checkpoint signed by the pinned key,
+   a listed key that is not revoked (one the key list does not hold: no verdict,
+   exit 2), or else the section's own key; a record without it fails, unless
+   ``--without-log`` says it was made before the log (the OK line says whether
+   the log was checked).
 
-``python -m fairplay.verify log OLD NEW --key KEY --proof PROOF`` proves instead that
-the commitment log only grew between two checkpoints (``docs/fairplay.md`` 17.4).
+``python -m fairplay.verify log OLD NEW (--key KEY | --keys KEY_LIST) --proof PROOF``
+proves instead that the commitment log only grew between two checkpoints
+(``docs/fairplay.md`` 17.4); with ``--keys``, across a change of key too.
 
 What it prints, and its exit status; the first word always goes with the
 status:
@@ -62,6 +65,7 @@ status:
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import math
@@ -244,21 +248,60 @@ def _check_log(
     if public_key is not None:
         signers = [public_key_bytes(public_key)]
     elif keys is not None:
-        # A checkpoint bears no time to judge a key's period by: any listed key vouches for
-        # one (the server has the head signed again by each new key in force), but a
-        # revoked key for none, whenever it signed (a leaked key could sign any tree).
-        section = envelope["transparency"]
-        named = section.get("public_key") if isinstance(section, dict) else None
-        for key in keys.keys:
-            if key.revoked_from is not None and key.public_key.hex() == named:
-                raise VerificationError(
-                    f"the commitment log's checkpoint is signed by key {key.key_id}, which "
-                    f"{keys.source} says is revoked ({key.revoked_reason}): a revoked key "
-                    "vouches for no checkpoint, whenever it signed (download the record "
-                    "again: its log proofs are made against the latest checkpoint)"
-                )
-        signers = [key.public_key for key in keys.keys if key.revoked_from is None]
-    return tlog.check_section(envelope["transparency"], envelope["record"], signers)
+        signers = _checkpoint_keys(keys)
+    try:
+        in_log = tlog.check_section(envelope["transparency"], envelope["record"], signers)
+        if keys is not None:  # the listed key that signed the checkpoint, if not revoked
+            (signer,) = [key for key in keys.keys if key.key_id == in_log.key_id]
+            _vouches_for_checkpoints(keys, signer.public_key, "the commitment log's checkpoint")
+        return in_log
+    except tlog.NotSignedBy as exc:
+        if keys is not None:
+            raise _unlisted_checkpoint(keys, exc) from None
+        if public_key is None:
+            raise
+        # One pinned key vouches for the record or the checkpoint, which the key in force
+        # signs: after a change of key, not for both.
+        raise VerificationError(
+            f"{exc.message}: the key pinned with --key must have signed the record and its "
+            "checkpoint, which is signed by the key in force when the record is downloaded "
+            "(after a change of key, check it with --keys, the key list)"
+        ) from None
+
+
+def _checkpoint_keys(keys: keyring.KeyList) -> list[bytes]:
+    """Every listed key, to find which signed a checkpoint: those not revoked first, so
+    that a checkpoint signed by one of them as well as by a revoked key is taken."""
+    return [
+        key.public_key for key in sorted(keys.keys, key=lambda key: key.revoked_from is not None)
+    ]
+
+
+def _vouches_for_checkpoints(keys: keyring.KeyList, public_key: bytes, what: str) -> None:
+    """A listed key vouches for a checkpoint of the commitment log unless it is revoked.
+
+    A checkpoint bears no time to judge a key's period by: any listed key vouches for one
+    (the server has the head signed again by each new key in force), but a revoked key
+    for none, whenever it signed (a leaked key could sign any tree).
+    """
+    key = keys.find(public_key)
+    if key is not None and key.revoked_from is not None:
+        raise VerificationError(
+            f"{what} is signed by key {key.key_id}, which {keys.source} says is revoked "
+            f"({key.revoked_reason}): a revoked key vouches for no checkpoint, whenever it "
+            "signed (download the record, or the checkpoint, again: the latest is signed by "
+            "the key in force)"
+        )
+
+
+def _unlisted_checkpoint(keys: keyring.KeyList, exc: tlog.NotSignedBy) -> CannotJudge:
+    """A checkpoint signed by no key of the list cannot be judged by it, as a record signed
+    by an unlisted key (:func:`fairplay.keyring.key_valid_at`): the list may be older than
+    the checkpoint (a change of key since), or another server's. Not a forgery."""
+    return CannotJudge(
+        f"{exc.what} is signed by no key {keys.source} lists: save GET /api/fairplay/keys/ "
+        "again if the list is older than the checkpoint, or check that it comes from this server"
+    )
 
 
 def _check_envelope(envelope: Any) -> dict[str, Any]:
@@ -902,8 +945,10 @@ def _program() -> str:
 
 
 def _log_main(argv: list[str]) -> int:
-    """``log OLD NEW --key KEY [--proof FILE]``: the commitment log only grew between two
-    checkpoints a player saved (:func:`fairplay.tlog.check_growth`)."""
+    """``log OLD NEW (--key KEY | --keys KEY_LIST) [--proof FILE]``: the commitment log only
+    grew between two checkpoints a player saved (:func:`fairplay.tlog.check_growth`). With
+    ``--keys`` each checkpoint may be signed by any listed key that is not revoked, so two
+    checkpoints saved either side of a change of key are compared."""
     parser = _Parser(
         prog=f"{_program()} log",
         description="Prove that the commitment log only grew between two checkpoints you saved.",
@@ -912,8 +957,16 @@ def _log_main(argv: list[str]) -> int:
         "old", help="the older checkpoint, saved from GET /api/fairplay/log/checkpoint"
     )
     parser.add_argument("new", help="the newer checkpoint, saved the same way")
-    parser.add_argument(
-        "--key", required=True, help="the log's public key (as the verifier's --key takes it)"
+    signer = parser.add_mutually_exclusive_group(required=True)
+    signer.add_argument(
+        "--key",
+        help="the log's public key (as the verifier's --key takes it): both "
+        "checkpoints must be signed by it",
+    )
+    signer.add_argument(
+        "--keys",
+        help="the key list, a file holding the JSON that GET /api/fairplay/keys/ answers: "
+        "each checkpoint must be signed by a listed key that is not revoked",
     )
     parser.add_argument(
         "--proof",
@@ -922,7 +975,7 @@ def _log_main(argv: list[str]) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        key = load_public_key(args.key)
+        keys = keyring.load_key_list(args.keys) if args.keys is not None else None
         document = None
         if args.proof is not None:
             try:
@@ -930,7 +983,21 @@ def _log_main(argv: list[str]) -> int:
             except ValueError as exc:
                 raise CannotJudge(f"the consistency proof is not JSON: {exc}") from None
         old = tlog.read_text(args.old, "the checkpoint")
-        line = tlog.check_growth(old, tlog.read_text(args.new, "the checkpoint"), document, key)
+        new = tlog.read_text(args.new, "the checkpoint")
+        if keys is None:
+            line = tlog.check_growth(old, new, document, [load_public_key(args.key)])
+        else:
+            try:
+                line = tlog.check_growth(
+                    old,
+                    new,
+                    document,
+                    _checkpoint_keys(keys),
+                    vouch=functools.partial(_vouches_for_checkpoints, keys),
+                    how="in the key list, not revoked",
+                )
+            except tlog.NotSignedBy as exc:
+                raise _unlisted_checkpoint(keys, exc) from None
     except VerificationError as exc:
         print(f"{exc.word}: {exc.message}", file=sys.stderr)
         return exc.exit_code

@@ -336,6 +336,10 @@ def test_the_log_page_shows_the_checkpoint_and_each_days_counts(
     assert response.status_code == 200
     assert commitments.latest().checkpoint.splitlines()[2] in html
     assert "2 opened" in html and "1 dealt" in html and "1 cancelled" in html
+    # How to prove the log grew, with the key list: across a change of key too.
+    assert "curl -o keys.json http://testserver/api/fairplay/keys/\n" in html
+    assert "fairdeal-verify log old.txt new.txt --keys keys.json --proof proof.json" in html
+    assert f"with our key <code>{commitments.latest().key_id}</code>" in html
 
 
 # -- the tables made before the log -----------------------------------------------
@@ -401,6 +405,42 @@ def test_after_a_change_of_key_an_older_record_still_proves_its_table_in_the_log
             verify(
                 {**envelope, "transparency": {**section, "public_key": stranger}}, require_log=True
             )
+    finally:
+        signing_key.cache_clear()
+
+
+def test_after_a_change_of_key_a_key_list_older_than_the_checkpoint_gives_no_verdict(
+    settings: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    use_key(settings, old)
+    try:
+        table = finished_table(*make_users("alice", "bob"))
+        record_of(table)  # signed once, by the old key
+        saved_before = client_for().get("/api/fairplay/keys/").content  # knows the old key
+        use_key(settings, new)
+        path = tmp_path / "record.json"
+        path.write_text(json.dumps(record_of(table)))  # its checkpoint signed by the new key
+        keys = tmp_path / "keys.json"
+        keys.write_bytes(saved_before)
+        # The record's key is listed; the checkpoint's is not: the list is older than it.
+        # No verdict, as for a record signed by a key the list does not know; not FAILED.
+        assert main([str(path), "--keys", str(keys)]) == 2
+        said = capsys.readouterr().err
+        assert said.startswith(
+            f"CANNOT JUDGE: the commitment log's checkpoint is signed by no key the key list "
+            f"{keys} lists: save GET /api/fairplay/keys/ again"
+        ), said
+        keys.write_bytes(client_for().get("/api/fairplay/keys/").content)
+        assert main([str(path), "--keys", str(keys)]) == 0
+        assert ", in the commitment log " in capsys.readouterr().out
+        # The old key pinned: it signed the record, not the checkpoint; the words say why.
+        assert main([str(path), "--key", public_key_bytes(old.public_key()).hex()]) == 1
+        said = capsys.readouterr().err
+        assert said.startswith(
+            f"FAILED: the commitment log's checkpoint is not signed by key {key_id(old.public_key())}"
+        )
+        assert "(after a change of key, check it with --keys, the key list)" in said
     finally:
         signing_key.cache_clear()
 

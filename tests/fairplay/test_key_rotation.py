@@ -6,7 +6,10 @@ commands an operator runs, and the verifier's ``--keys`` (issue 34, item 4).
 
 from __future__ import annotations
 
+import html
 import json
+import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -461,6 +464,53 @@ def test_the_verify_page_names_the_key_that_signed_the_record_not_the_one_in_for
         assert f"--key {hex_of(key)}" in page
         assert key_id(key.public_key()) in page
     assert hex_of(old) not in Client().get(f"/tables/{after.pk}/verify/").content.decode()
+
+
+def test_the_verify_page_s_command_lines_check_an_older_record_after_a_change_of_key(
+    use_key: UseKey, tmp_path: Path
+) -> None:
+    old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    use_key(old)
+    before = ended("alice", "bob")
+    outbox.drain()
+    use_key(new)
+    ended("carol", "dave")
+    outbox.drain()
+    page = Client().get(f"/tables/{before.pk}/verify/").content.decode()
+    # The page's commands, run as a player runs them: what the curls save, then the check.
+    (block,) = [
+        html.unescape(text)
+        for text in re.findall(r"<pre>(.*?)</pre>", page, re.S)
+        if "fairdeal-verify" in text
+    ]
+    lines = [line for line in block.splitlines() if not line.startswith("pip install")]
+    *curls, command = lines
+    for curl in curls:
+        saved = re.fullmatch(r"curl -o (\S+) '(http://testserver/\S+)'", curl)
+        assert saved is not None, curl
+        name, url = saved.groups()
+        (tmp_path / name).write_bytes(Client().get(url.removeprefix("http://testserver")).content)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["keys.json", "record.json"]
+    assert command == "fairdeal-verify record.json --keys keys.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "fairplay.verify", *command.split()[1:]],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"signed by key {key_id(old.public_key())} (in the key list, within its period)" in (
+        done.stdout
+    )
+    assert f"checkpoint signed by key {key_id(new.public_key())})" in done.stdout
+    # The page says why --key (the record's key, which it names) is not its first advice:
+    # that key did not sign the checkpoint the record carries now.
+    assert f"--key {hex_of(old)}" in page
+    done = run_verifier(tmp_path / "record.json", "--key", hex_of(old))
+    assert done.returncode == 1
+    assert "after a change of key, check it with --keys" in done.stderr
 
 
 def test_the_command_that_signs_what_waits_says_when_this_key_may_not_sign(

@@ -3,6 +3,7 @@ and the vectors of docs/fairplay.md section 17. No database."""
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairplay import tlog
-from fairplay.signing import CannotJudge, VerificationError, public_key_bytes
+from fairplay.signing import CannotJudge, VerificationError, key_id, public_key_bytes
 from tests.fairplay.helpers import spec_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -250,3 +251,126 @@ def test_the_command_line_proves_the_log_grew_and_refuses_a_rewritten_one(tmp_pa
         Ed25519PrivateKey.generate().public_key().public_bytes_raw().hex(),
     )
     assert done.returncode == 1 and "not signed by key" in done.stderr
+
+
+def key_list(*keys: Ed25519PrivateKey, revoked: int | None = None) -> dict[str, object]:
+    """A key list as ``GET /api/fairplay/keys/`` answers it: each key in force after the one
+    before it, a day each; key ``revoked`` (an index) revoked, for a leak."""
+    listed = []
+    for number, key in enumerate(keys):
+        public = public_key_bytes(key.public_key())
+        listed.append(
+            {
+                "algorithm": "Ed25519",
+                "key_id": key_id(public),
+                "public_key": public.hex(),
+                "from": f"2025-03-{number + 1:02}T00:00:00.000000Z",
+                "until": None
+                if number == len(keys) - 1
+                else f"2025-03-{number + 2:02}T00:00:00.000000Z",
+                "revoked": (
+                    {"from": "2025-03-01T12:00:00.000000Z", "reason": "leaked"}
+                    if number == revoked
+                    else None
+                ),
+            }
+        )
+    return {"format": "fairdeal-keys/1", "keys": listed}
+
+
+def test_the_command_line_proves_the_log_grew_across_a_change_of_key_with_the_key_list(
+    tmp_path: Path,
+) -> None:
+    # The old checkpoint saved while TEST_KEY was in force, the new after the server
+    # changed keys (its head signed again by the new key).
+    new_key = Ed25519PrivateKey.generate()
+    tree = tlog.MemoryTree()
+    tree.extend(leaves(20))
+    old, new = tmp_path / "old.txt", tmp_path / "new.txt"
+    old.write_text(sign(9, tree.root(9)))
+    new.write_text(sign(20, tree.root(), new_key))
+    proof = tmp_path / "proof.json"
+    proof.write_text(
+        json.dumps({"old": 9, "new": 20, "proof": [h.hex() for h in tree.consistency(9)]})
+    )
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps(key_list(TEST_KEY, new_key)))
+    done = run_log(str(old), str(new), "--keys", str(keys), "--proof", str(proof))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        f"OK the log {ORIGIN} of 20 entries extends the log of 9 entries; the old checkpoint "
+        f"signed by key {key_id(TEST_PUBLIC)}, the new by key {key_id(new_key.public_key())} "
+        "(in the key list, not revoked)\n"
+    )
+    # One pinned key vouches for one of them only.
+    done = run_log(str(old), str(new), "--key", TEST_PUBLIC.hex(), "--proof", str(proof))
+    assert done.returncode == 1
+    assert done.stderr.startswith(
+        f"FAILED: the new checkpoint is not signed by key {key_id(TEST_PUBLIC)}"
+    )
+
+    # A key list saved before the change does not know the new key: no verdict, no accusation.
+    before = tmp_path / "keys-before.json"
+    before.write_text(json.dumps(key_list(TEST_KEY)))
+    done = run_log(str(old), str(new), "--keys", str(before), "--proof", str(proof))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(
+        f"CANNOT JUDGE: the new checkpoint is signed by no key the key list {before} lists: "
+        "save GET /api/fairplay/keys/ again"
+    )
+    # A revoked key vouches for no checkpoint, whenever it signed.
+    revoked = tmp_path / "keys-revoked.json"
+    revoked.write_text(json.dumps(key_list(TEST_KEY, new_key, revoked=0)))
+    done = run_log(str(old), str(new), "--keys", str(revoked), "--proof", str(proof))
+    assert done.returncode == 1
+    assert done.stderr.startswith(
+        f"FAILED: the old checkpoint is signed by key {key_id(TEST_PUBLIC)}, which the key list "
+        f"{revoked} says is revoked (leaked)"
+    )
+    # A log rewritten under the new key fails with the key list as with a pinned key.
+    rewritten = leaves(20)
+    rewritten[3] = tlog.leaf_hash(b"done over")
+    other = tlog.MemoryTree()
+    other.extend(rewritten)
+    new.write_text(sign(20, other.root(), new_key))
+    proof.write_text(
+        json.dumps({"old": 9, "new": 20, "proof": [h.hex() for h in other.consistency(9)]})
+    )
+    done = run_log(str(old), str(new), "--keys", str(keys), "--proof", str(proof))
+    assert done.returncode == 1
+    assert done.stderr.startswith("FAILED: the log of 20 entries does not begin with the log of 9")
+    # Neither key given, or both: the command line is wrong.
+    for wrong in ([], ["--key", TEST_PUBLIC.hex(), "--keys", str(keys)]):
+        done = run_log(str(old), str(new), *wrong)
+        assert done.returncode == 2 and "CANNOT JUDGE: " in done.stderr
+
+
+# -- the signed-note format, as Go's golang.org/x/mod/sumdb/note writes it ---------------
+
+
+def test_a_signed_note_of_gos_note_package_has_the_key_hash_and_signature_we_compute() -> None:
+    # The example of golang.org/x/mod/sumdb/note's documentation: a verifier key
+    # "<name>+<key hash>+<base64(0x01 || public key)>", and a note it signed. Our key
+    # hash of that name and key is the one Go prints, and the signature line's value is
+    # that key hash and an Ed25519 signature of the text, as C2SP signed-note says.
+    verifier_key = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
+    name, hash_hex, encoded = verifier_key.split("+", 2)
+    raw = base64.b64decode(encoded)
+    assert raw[:1] == tlog.ED25519_TYPE
+    public = raw[1:]
+    assert tlog.key_hash(name, public).hex() == hash_hex
+    text = (
+        "If you think cryptography is the answer to your problem,\n"
+        "then you don't know what your problem is.\n"
+    )
+    line = (
+        "\u2014 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdn"
+        "gotpRZb6KE6RyyBwJnAM="
+    )
+    assert line.startswith(tlog.SIGNATURE_PREFIX + name + " ")
+    value = base64.b64decode(line.rpartition(" ")[2])
+    assert value[:4] == tlog.key_hash(name, public)
+    assert tlog.ed25519_valid(public, value[4:], text.encode())
+    assert not tlog.ed25519_valid(
+        public, value[4:], text.replace("cryptography", "crypto").encode()
+    )

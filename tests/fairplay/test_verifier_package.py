@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import copy
 import gzip
+import hashlib
 import importlib
 import importlib.util
 import json
 import random
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -30,9 +32,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from games.catalogue import BUILT_IN
 from tests.factories import body, client_for, finished_table, make_users, table_url
+from tests.fairplay import test_tlog as tlog_tests
 from tests.fairplay.helpers import (
     Timing,
     doc_match,
@@ -397,6 +401,72 @@ def test_fairdeal_verify_names_itself_in_its_usage(installed: Installed) -> None
     assert (code, out) == (2, "")
     assert err.startswith("usage: fairdeal-verify ")
     assert "CANNOT JUDGE: " in err
+
+
+# -- the log only grew ----------------------------------------------------------
+
+
+def test_fairdeal_verify_log_proves_the_spec_s_log_grew_as_the_repository_does(
+    installed: Installed, tmp_path: Path
+) -> None:
+    # docs/fairplay.md 17.7: the checkpoint of its 7 entries, and one of their first 4
+    # signed by the same TEST key, with the documented consistency proof between them;
+    # then the 7 signed by another key (a change of key), and a log of 7 rewritten.
+    vectors = tlog_tests.vectors()
+    old, new, proof = tmp_path / "old.txt", tmp_path / "new.txt", tmp_path / "proof.json"
+    old.write_text(tlog_tests.sign(4, bytes.fromhex(vectors["log_root_4"])))
+    new.write_text(tlog_tests.documented_checkpoint())
+    proof.write_text(
+        json.dumps({"old": 4, "new": 7, "proof": vectors["log_consistency_4_7"].split()})
+    )
+    later_key = Ed25519PrivateKey.generate()
+    later = tmp_path / "later.txt"
+    later.write_text(tlog_tests.sign(7, bytes.fromhex(vectors["log_root_7"]), later_key))
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps(tlog_tests.key_list(tlog_tests.TEST_KEY, later_key)))
+    rewritten = tmp_path / "rewritten.txt"
+    rewritten.write_text(tlog_tests.sign(7, bytes.fromhex(vectors["log_root_3"])))  # another tree
+    key = tlog_tests.TEST_PUBLIC.hex()
+    argvs = [
+        ["log", str(old), str(new), "--key", key, "--proof", str(proof)],
+        ["log", str(old), str(later), "--keys", str(keys), "--proof", str(proof)],
+        ["log", str(old), str(later), "--key", key, "--proof", str(proof)],
+        ["log", str(old), str(rewritten), "--key", key, "--proof", str(proof)],
+        ["log", str(new), str(old), "--key", key],
+    ]
+    ours = verdicts(installed.python, argvs, repository=False)
+    assert ours == verdicts(sys.executable, argvs, repository=True)
+    assert [outcome[0] for outcome in ours] == [0, 0, 1, 1, 1]
+    assert ours[0][1].startswith("OK the log fairdeal.example/commitments of 7 entries extends")
+    assert "the new by key " in ours[1][1]
+    assert "the consistency proof does not lead to the root of 7 entries" in ours[3][2]
+    assert "the log shrank" in ours[4][2]
+    # The command the wheel installs takes the same arguments.
+    code, out, _ = installed.run("fairdeal-verify", *argvs[0])
+    assert (code, out) == ours[0][:2]
+
+
+# -- built again, the same bytes --------------------------------------------------
+
+
+def test_the_wheel_built_from_another_copy_of_the_same_source_is_the_same_bytes(
+    installed: Installed, tmp_path: Path
+) -> None:
+    # A player can compare a wheel a server serves with one built from the source: the
+    # build takes no time stamp, path or order from the machine (docs/fairplay.md 14).
+    copy_of = tmp_path / "elsewhere"
+    ignore = shutil.ignore_patterns("__pycache__", "dist", "*.pyc")
+    for folder in ("verifier", "fairplay", "games"):
+        # shutil.copy, not copy2: every file gets a new modification time.
+        shutil.copytree(REPO / folder, copy_of / folder, ignore=ignore, copy_function=shutil.copy)
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+        "--quiet", "-w", tmp_path / "dist", copy_of / "verifier")  # fmt: skip
+    (again,) = (tmp_path / "dist").glob("fairdeal_verify-*.whl")
+    assert again.name == installed.wheel.name
+    assert (
+        hashlib.sha256(again.read_bytes()).hexdigest()
+        == hashlib.sha256(installed.wheel.read_bytes()).hexdigest()
+    )
 
 
 # -- records the server made ---------------------------------------------------
