@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.database import bench_environment, ensure_database
 
-named = bench_environment("fairdeal_bench_tlog")
+bench_environment("fairdeal_bench_tlog")
 
 from fairplay import tlog  # noqa: E402
 from fairplay.signing import public_key_bytes  # noqa: E402
@@ -74,7 +74,7 @@ def in_memory(entries: int, repeat: int) -> None:
     root = tree.root()
     print(f"tree of {entries:,} entries built in {built:.2f} s ({ms(built / entries)} an entry)")
 
-    index = entries // 3 + 12_345
+    index = (entries // 3 + 12_345) % entries  # 345,678 of a million
     proof = tree.inclusion(index)
     as_json = json.dumps({"index": index, "size": entries, "proof": [h.hex() for h in proof]})
     checks = []
@@ -108,6 +108,7 @@ def in_memory(entries: int, repeat: int) -> None:
         **envelope,
         "transparency": {
             "checkpoint": note,
+            "public_key": public.hex(),
             "entries": [
                 {
                     "index": start + n,
@@ -146,8 +147,7 @@ def in_database(tables: int) -> None:
     from fairplay import commitments
     from fairplay.models import LogEntry, LogHead, LogNode
 
-    if not named:
-        ensure_database(os.environ["DATABASE_URL"])
+    ensure_database(os.environ["DATABASE_URL"])  # created if missing, the given one too
     call_command("migrate", verbosity=0)
     LogEntry.objects.all().delete()
     LogNode.objects.all().delete()
