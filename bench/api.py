@@ -32,8 +32,12 @@ change, on a database of its own (``DATABASE_URL``, by default
 ``fairdeal_bench_api_tree``) migrated by that copy's own migrations.
 
 With ``pgbench`` on the PATH, its TPC-B-like run (scale 16, 4 clients, 2
-threads, ``--seconds``) on a database of its own comes first, and each N's
-moves/s is printed as a share of pgbench's transactions/s.
+threads, ``--seconds``) on a database of its own runs before the first N and
+after each N, while the service waits idle, and each N's moves/s is printed as a
+share of the mean of the two pgbench runs beside it (both printed). pgbench's
+transactions/s swing by a tenth and more between runs a minute apart on one
+machine (its commits wait on the disk), more than the moves/s do: one run at
+the start made the share a draw of that swing.
 
 ``--pooler`` then plays the same load on the same database twice more: straight with
 ``FAIRDEAL_PREPARED_STATEMENTS=false``, and through PgBouncer in transaction mode
@@ -425,14 +429,21 @@ def replays_clean(tree: Path) -> str | None:
 # -- pgbench ---------------------------------------------------------------------------------
 
 
-def pgbench(seconds: float) -> float | None:
-    """TPC-B-like transactions/s (scale 16, 4 clients, 2 threads) on a database of its own."""
+def pgbench_database() -> str | None:
+    """A database of pgbench's own, initialised at scale 16; None without pgbench."""
     if shutil.which("pgbench") is None:
         return None
     parts = urlsplit(os.environ["DATABASE_URL"])
     url = parts._replace(path="/fairdeal_bench_pgbench").geturl()
     ensure_database(url)
     subprocess.run(["pgbench", "-i", "-q", "-s", "16", url], check=True, capture_output=True)
+    return url
+
+
+def pgbench(url: str | None, seconds: float) -> float | None:
+    """TPC-B-like transactions/s (4 clients, 2 threads) on ``url``; None without pgbench."""
+    if url is None:
+        return None
     done = subprocess.run(
         ["pgbench", "-b", "tpcb-like", "-c", "4", "-j", "2", "-T", str(int(seconds)), url],
         check=True,
@@ -451,10 +462,11 @@ def serve(
     tree: Path | None,
     logs: Path,
     players: list[tuple[str, str]],
-    tps: float | None,
+    reference: str | None,
 ) -> tuple[dict[int, float], bool]:
     """Start the production shape with ``env``, play each N of ``--tables`` on it, stop it:
-    the moves/s of each N, and whether anything failed."""
+    the moves/s of each N, and whether anything failed. pgbench runs on ``reference``
+    before the first N and after each, the service idle meanwhile."""
     port = free_port()
     failed = False
     logs.mkdir()
@@ -470,22 +482,30 @@ def serve(
     )
     try:
         print(
-            f"\n  {'tables':>6} {'moves/s':>8} {'x pgbench':>9} {'POST p50':>9} "
-            f"{'POST p99':>9} {'GET p50':>8} {'GET p99':>8} {'client CPU':>10}  not 200"
+            f"\n  {'tables':>6} {'moves/s':>8} {'x pgbench':>9} {'pgbench tx/s':>13} "
+            f"{'POST p50':>9} {'POST p99':>9} {'GET p50':>8} {'GET p99':>8} {'client CPU':>10}"
+            "  not 200"
         )
         costs: list[str] = []
         rates: dict[int, float] = {}
+        before = pgbench(reference, args.seconds)
+        tps = None
         for count in args.tables:
             roots = {name: process.pid for name, process in processes.processes.items()}
             result = play(port, players, count, args.seconds, roots)
             processes.check()
             rate = len(result["committed"]) / args.seconds
             rates[count] = rate
+            after = pgbench(reference, args.seconds)
+            tps = (before + after) / 2 if before and after else None
+            runs = f"{before:.0f}, {after:.0f}" if tps else "-"
+            before = after
             share = f"{rate / tps:.3f}" if tps else "-"
             posts, gets = result["posts"], result["gets"]
             others = ", ".join(f"{k}: {n}" for k, n in sorted(result["statuses"].items()))
             print(
-                f"  {count:>6} {rate:>8.1f} {share:>9} {quantile(posts, 0.5) * 1e3:>7.1f}ms "
+                f"  {count:>6} {rate:>8.1f} {share:>9} {runs:>13} "
+                f"{quantile(posts, 0.5) * 1e3:>7.1f}ms "
                 f"{quantile(posts, 0.99) * 1e3:>7.1f}ms {quantile(gets, 0.5) * 1e3:>6.1f}ms "
                 f"{quantile(gets, 0.99) * 1e3:>6.1f}ms {result['cpu'] / args.seconds:>9.0%}  "
                 f"{others or 'none'}"
@@ -588,7 +608,7 @@ def main() -> None:
         os.environ["DATABASE_URL"] += "_tree"
     fresh_database("bench/api.py", "games_table", "games_outboxitem", "auth_user", tree=tree)
     players = make_players(max(args.tables))
-    tps = None if args.no_pgbench else pgbench(args.seconds)
+    reference = None if args.no_pgbench else pgbench_database()
     broker = redis.Redis.from_url(args.redis)
     broker.flushdb()
     failed = False
@@ -600,8 +620,11 @@ def main() -> None:
     )
     if args.tree:
         print(f"served from {Path(args.tree).resolve()}")
-    if tps is not None:
-        print(f"pgbench TPC-B-like (scale 16, 4 clients): {tps:.0f} transactions/s")
+    if reference is not None:
+        print(
+            "pgbench TPC-B-like (scale 16, 4 clients) before each N and after it, the service"
+            " idle: x pgbench is the share of their mean"
+        )
     # --pooler: the same load twice more, with the settings that go with PgBouncer in
     # transaction mode (no prepared statements) straight, and through PgBouncer.
     setups: list[tuple[str, dict[str, str]]] = [("direct", {})]
@@ -626,7 +649,7 @@ def main() -> None:
                 print(f"\n{label}:")
             try:
                 rates[label], trouble = serve(
-                    args, {**static, **extra}, tree, logs / str(number), players, tps
+                    args, {**static, **extra}, tree, logs / str(number), players, reference
                 )
             finally:
                 if pooler is not None:
