@@ -334,10 +334,16 @@ class Checkpoint:
     origin: str
     size: int
     root: bytes
+    # C2SP tlog-checkpoint's optional extension lines after the root, each non-empty:
+    # signed with the rest, kept as read (this server writes none).
+    extensions: tuple[str, ...] = ()
 
     def body(self) -> str:
         """The note's text, its trailing newline included: what is signed."""
-        return f"{self.origin}\n{self.size}\n{base64.b64encode(self.root).decode('ascii')}\n"
+        root = base64.b64encode(self.root).decode("ascii")
+        return "".join(
+            f"{line}\n" for line in (self.origin, str(self.size), root, *self.extensions)
+        )
 
 
 def key_hash(name: str, public_key: bytes) -> bytes:
@@ -371,6 +377,9 @@ def parse_checkpoint(note: str) -> tuple[Checkpoint, list[tuple[str, bytes]]]:
     if len(lines) < 3:
         raise signing.CannotJudge("a checkpoint's text has an origin, a size and a root hash")
     origin, size, root = lines[:3]
+    extensions = tuple(lines[3:])
+    if not all(extensions):
+        raise signing.CannotJudge("a checkpoint's extension lines, after its root, are not empty")
     if not origin:
         raise signing.CannotJudge("a checkpoint's first line, its origin, is empty")
     if not _SIZE.fullmatch(size):
@@ -397,7 +406,7 @@ def parse_checkpoint(note: str) -> tuple[Checkpoint, list[tuple[str, bytes]]]:
                 f"a checkpoint's signature line cannot be read: {line[:60]!r}"
             )
         found.append((name, raw))
-    return Checkpoint(origin, int(size), raw_root), found
+    return Checkpoint(origin, int(size), raw_root, extensions), found
 
 
 class NotSignedBy(VerificationError):

@@ -183,10 +183,24 @@ def test_a_checkpoint_signed_by_another_key_or_changed_is_refused() -> None:
         tlog.open_checkpoint(changed, TEST_PUBLIC)
 
 
+def test_a_checkpoint_with_extension_lines_is_read_with_them_and_they_are_signed() -> None:
+    """C2SP tlog-checkpoint allows non-empty extension lines after the root: another log's
+    checkpoint may carry them (this server writes none), and they are signed text."""
+    extended = tlog.Checkpoint(ORIGIN, 7, bytes(32), ("Timestamp: 1733400000", "x y z"))
+    note = tlog.sign_checkpoint(extended, TEST_KEY.sign, TEST_PUBLIC)
+    assert note.startswith(f"{ORIGIN}\n7\n{'A' * 43}=\nTimestamp: 1733400000\nx y z\n\n")
+    assert tlog.open_checkpoint(note, TEST_PUBLIC) == extended
+    with pytest.raises(VerificationError, match="does not hold"):
+        tlog.open_checkpoint(note.replace("x y z", "x y Z"), TEST_PUBLIC)
+    with pytest.raises(VerificationError, match="does not hold"):  # one dropped: changed text
+        tlog.open_checkpoint(note.replace("x y z\n", ""), TEST_PUBLIC)
+
+
 @pytest.mark.parametrize(
     "note",
     [
         "",
+        "o\n7\n" + "A" * 43 + "=\n\next\n\n\u2014 o AAAAAAAA\n",  # an empty extension line
         "fairdeal.example/commitments\n7\n",
         "fairdeal.example/commitments\n07\nAAAA\n\n\u2014 x AAAAAAAA\n",
         "fairdeal.example/commitments\n7\nnot base64\n\n\u2014 x AAAAAAAA\n",
