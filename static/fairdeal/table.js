@@ -461,8 +461,37 @@
     if (event.persisted) schedule(0);
   });
 
+  // On a phone the hand is docked at the bottom of the screen (table.css), over the rest of
+  // the page, which scrolls. At the page's load, what is clicked on the table (the stock, a
+  // centre card) and what a game's board keeps in view (data-in-view: Dingo's stage) would
+  // sit under the hand or below it, behind the title, the seats and any message. Scroll so
+  // that it shows above the hand, with as much of the board above it as fits: the turn,
+  // else the seats, else the table's middle at the top.
+  function bringTheTableIntoView() {
+    var dock = board.querySelector("[data-dock]");
+    if (!dock || window.scrollY !== 0 || window.getComputedStyle(dock).position !== "sticky") return;
+    var kept = Array.prototype.filter.call(board.querySelectorAll("[data-key], [data-in-view]"), function (element) {
+      return !dock.contains(element);
+    });
+    if (!kept.length) return;
+    var room = window.innerHeight - dock.getBoundingClientRect().height;
+    var bottom = Math.max.apply(null, kept.map(function (element) {
+      return element.getBoundingClientRect().bottom;
+    }));
+    if (bottom <= room) return; // all of it shows already
+    var tops = [".board-top", ".seats", ".table-middle"].map(function (selector) {
+      return board.querySelector(selector);
+    }).filter(Boolean);
+    if (!tops.length) return;
+    var top = tops.find(function (element) {
+      return bottom - element.getBoundingClientRect().top <= room;
+    }) || tops[tops.length - 1];
+    window.scrollTo(0, top.getBoundingClientRect().top + window.scrollY);
+  }
+
   var list = board.querySelector("[data-move-list]");
   if (list) list.open = false;
   mark();
+  bringTheTableIntoView();
   schedule(INTERVAL);
 })();

@@ -71,6 +71,30 @@ def in_view(page: Any, selector: str) -> bool:
     )
 
 
+# What a player clicks to make a move: a card that can make one, wherever it lies (the
+# hand, the stock, a centre card), a call at a seat, a move of no card by the hand.
+MOVE_CONTROLS = (
+    "#board [data-key].playable, #board .seat-calls button, #board .dock .other-moves button"
+)
+
+
+def hidden(page: Any, selector: str = MOVE_CONTROLS) -> list[str]:
+    """What a player cannot see without scrolling of what ``selector`` finds (the move
+    controls): off the screen, or under something else (the hand docked at the bottom of a
+    phone's screen), each as its key or its words."""
+    return list(
+        page.evaluate(
+            """(selector) => Array.from(document.querySelectorAll(selector)).filter(e => {
+                   const r = e.getBoundingClientRect();
+                   if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) return true;
+                   const hit = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+                   return !(hit && e.contains(hit));
+               }).map(e => e.getAttribute('data-key') || e.textContent.trim())""",
+            selector,
+        )
+    )
+
+
 @pytest.mark.parametrize("width", list(WIDTHS))
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_a_short_game_played_to_its_end_by_the_cards_alone(
@@ -106,9 +130,13 @@ def test_a_short_game_played_to_its_end_by_the_cards_alone(
             continue
         board.at_version(table.version)
         if width == "phone":
-            # Her hand and her moves are on screen without scrolling: at the top of the page
-            # at her first move, and wherever the page was left (they stay in view).
-            assert moves or page.evaluate("() => scrollY") == 0
+            # Her hand and her moves are on screen without scrolling: at her first move, as the
+            # page came (the cards on the table above her hand, not under it), and wherever the
+            # page was left (the hand and its moves stay in view).
+            page.wait_for_load_state("load")  # table.js has marked what can be played
+            if not moves:
+                assert hidden(page) == [], "moves out of sight"
+                assert hidden(page, "#board [data-in-view]") == [], "the game's stage out of sight"
             assert in_view(page, "#board .dock .hand"), "the hand is off screen"
             playable = "#board .dock [data-key].playable, #board .dock .other-moves button"
             if page.locator(playable).count():
@@ -125,10 +153,18 @@ def test_a_short_game_played_to_its_end_by_the_cards_alone(
         re.compile(r"^(You won\.|You won, level with .+\.|You came \d+(st|nd|rd|th) of \d+\.)$")
     )
     expect(page.get_by_role("button", name="Play again")).to_be_visible()
+    # The last moves shown one at a time, through to the end, before the picture is taken.
+    page.locator("#board .log-entries > .pending").first.wait_for(state="detached")
     shot(page, f"cards-{game_id}-{width}-end")
     assert serious_violations(page) == [], "at the end"
     # Nothing is left that only makes sense in play.
-    for gone in ("#board .dock", "#board .move-list", "#board .seat-ring", "#board .deadline"):
+    for gone in (
+        "#board .dock",
+        "#board .move-list",
+        "#board .seat-ring",
+        "#board .deadline",
+        "#board .refresh",  # "Reload the table"
+    ):
         assert page.locator(gone).count() == 0, gone
     # No move, and no arrival of the bots' moves, loaded a document.
     assert len(documents) == loaded and page.evaluate("() => window.sameDocument") is True
