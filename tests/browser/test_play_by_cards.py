@@ -1,6 +1,7 @@
 """Each game played to its end against the computer by its cards alone, at a desktop's
-width and a phone's; the same from the list of moves with the keyboard alone; and a move
-through the plain form with scripts off.
+width and a phone's; the same from the list of moves with the keyboard alone; a move
+through the plain form with scripts off; a card played by Enter or Space, one that cannot
+be played saying so; several cards chosen in the order laid.
 
 A short game of each (one hand or one round) starts from the home page in one click.
 Ann then only clicks what lies on the table: the cards in her hand, the stock, a centre
@@ -307,4 +308,154 @@ def test_the_tab_title_counts_the_tables_waiting_as_moves_arrive(
     page.wait_for_function("() => document.title.startsWith('(1) ')", timeout=10_000)
     assert waiting_shown(page) == expected() == ("1", "1 waiting on you")
     assert page.evaluate("() => window.sameDocument") is True
+    assert errors == []
+
+
+def first_deal_where(game: str, holds: Any) -> bytes:
+    """A server seed whose first deal at two seats gives the seat to act what ``holds``
+    asks of its hand and its legal actions (``holds(hand, legal)``)."""
+    from games.catalogue import find_ruleset
+    from games.rules.chance import SEED_BYTES, SeededChance, game_seed
+
+    ruleset = find_ruleset(game)
+    for n in range(500):
+        seed = f"{game} by the keys {n}".encode().ljust(SEED_BYTES, b".")
+        state, _ = ruleset.new_game(2, {}, SeededChance(game_seed(seed)))
+        (seat,) = state.to_act
+        if holds(state.view(seat)["you"]["hand"], state.legal_actions(seat)):
+            return seed
+    raise AssertionError("no such deal in 500 seeds")
+
+
+def keys_of(page: Any, selector: str) -> list[str]:
+    return list(
+        page.evaluate(
+            "(s) => Array.from(document.querySelectorAll(s)).map(e => e.dataset.key)", selector
+        )
+    )
+
+
+def test_a_card_is_played_by_enter_or_space_and_one_that_cannot_be_played_says_so(
+    browser: Any, site: str, log_in: Any, server_errors: Any
+) -> None:
+    # Crazy Eights, a deal where the player to act holds cards she may play, none of them
+    # an eight (which would ask for its suit), and cards she may not.
+    def holds(hand: list[str], legal: list[dict[str, Any]]) -> bool:
+        played = {a["card"] for a in legal if a["type"] == "play"}
+        return len(played) >= 2 and not any(c[0] == "8" for c in played) and played != set(hand)
+
+    ann, ben = make_users("ann", "ben")
+    table = started_table(
+        ann, ben, game="crazy-eights", seed=first_deal_where("crazy-eights", holds)
+    )
+    (seat,) = table.to_act
+    mover, other = (ann, ben) if table.seats.get(number=seat).user == ann else (ben, ann)
+    context = browser.new_context(viewport=DESKTOP, reduced_motion="reduce")
+    page = context.new_page()
+    errors = server_errors(page)
+    log_in(page, mover.username)
+    page.goto(f"{site}/tables/{table.pk}/")
+    page.wait_for_load_state("load")
+    page.evaluate("() => { window.sameDocument = true; }")
+    board = TablePage(page)
+    hand = "#board .dock [data-key]"
+    playable = keys_of(page, f"{hand}.playable")
+    unplayable = keys_of(page, f'{hand}[aria-disabled="true"]')
+    legal = services.load_state(table).legal_actions(seat)
+    assert sorted(playable) == sorted(f"card:{a['card']}" for a in legal if a["type"] == "play")
+    assert unplayable and not set(unplayable) & set(playable)
+    # Every card of the hand is a button to the keyboard and a screen reader, greyed and
+    # aria-disabled when it cannot be played; the player asked for less motion: none.
+    assert page.locator(f"{hand}:not([role=button])").count() == 0
+    assert page.locator(f"{hand}:not([tabindex='0'])").count() == 0
+    face = page.locator(f'#board [data-key="{playable[0]}"] .card-face')
+    assert face.evaluate("(e) => getComputedStyle(e).transitionDuration") == "0s"
+
+    # A card that cannot be played: Enter says so, and sends nothing.
+    page.locator(f'#board [data-key="{unplayable[0]}"]').focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#table-live")).to_have_text("That cannot be played now.")
+    page.wait_for_timeout(300)
+    table.refresh_from_db()
+    assert table.version == 0
+
+    # A card that can: Space plays it, with no page loaded; the page keeps its scroll,
+    # and the focus stays on the table.
+    page.evaluate("() => window.scrollTo(0, 150)")
+    page.locator(f'#board [data-key="{playable[0]}"]').focus()
+    with board.board_swapped():
+        page.keyboard.press(" ")
+    table.refresh_from_db()
+    assert table.version == 1
+    assert table.moves.get(seq=1).action == {"type": "play", "card": playable[0][len("card:") :]}
+    assert page.evaluate("() => scrollY") == 150
+    assert page.evaluate("() => document.getElementById('board').contains(document.activeElement)")
+
+    # The other player answers; then Enter plays a card (and, for an eight, its first suit,
+    # offered by the hand with the focus on it).
+    while seat not in table.to_act and table.status == "playing":
+        (owing,) = table.to_act
+        action = services.load_state(table).legal_actions(owing)[0]
+        services.move_apply(table_id=table.pk, user=other, version=table.version, action=action)
+        table.refresh_from_db()
+    board.at_version(table.version)
+    page.evaluate("() => window.scrollTo(0, 90)")
+    version = table.version
+    page.locator(f"{hand}.playable, #board [data-key='stock'].playable").first.focus()
+    with board.board_swapped():
+        page.keyboard.press("Enter")
+        if page.locator("#board [data-chooser]:not([hidden])").count():
+            page.keyboard.press("Enter")
+    table.refresh_from_db()
+    assert table.version == version + 1
+    assert page.evaluate("() => scrollY") == 90
+    assert page.evaluate("() => window.sameDocument") is True
+    assert errors == []
+
+
+def test_several_cards_are_chosen_in_the_order_laid_and_only_those_that_go_with_them_stay_open(
+    browser: Any, site: str, log_in: Any, server_errors: Any
+) -> None:
+    # Dodo: a deal where the player to act may lay two cards of a rank together.
+    def holds(hand: list[str], legal: list[dict[str, Any]]) -> bool:
+        return any(len(a.get("cards", [])) == 2 for a in legal)
+
+    ann, ben = make_users("ann", "ben")
+    table = started_table(ann, ben, game="dodo", seed=first_deal_where("dodo", holds))
+    (seat,) = table.to_act
+    mover = table.seats.get(number=seat).user
+    legal = services.load_state(table).legal_actions(seat)
+    pairs = [a["cards"] for a in legal if len(a.get("cards", [])) == 2]
+    # A pair that may be laid either way round, laid the other way from the list's first:
+    # the order clicked is the order laid.
+    second, first = next((p for p in pairs if [p[1], p[0]] in pairs), pairs[0][::-1])
+    page = browser.new_context(viewport=DESKTOP).new_page()
+    errors = server_errors(page)
+    log_in(page, mover.username)
+    page.goto(f"{site}/tables/{table.pk}/")
+    page.wait_for_load_state("load")
+    board = TablePage(page)
+
+    page.locator(f'#board [data-key="card:{first}"]').click()
+    assert page.locator(f'#board [data-key="card:{first}"]').get_attribute("aria-pressed") == "true"
+    # Open now: the cards some legal move lays after this one, and nothing else.
+    after = {
+        f"card:{a['cards'][1]}"
+        for a in legal
+        if len(a.get("cards", [])) > 1 and a["cards"][0] == first
+    }
+    still_open = set(keys_of(page, '#board [data-key][aria-disabled="false"]'))
+    assert still_open - {f"card:{first}"} == after
+    assert f"card:{second}" in after
+    offered = page.locator("#board [data-chooser]:not([hidden])").get_by_role(
+        "button", name=re.compile(f"^Play {first} {second}$")
+    )
+    with board.board_swapped():
+        page.locator(f'#board [data-key="card:{second}"]').click()
+        # Sent at once, or offered by the hand beside another move of the same cards.
+        offered.or_(page.locator("#board > .board-state:not([data-old])")).first.wait_for()
+        if offered.count():
+            offered.click()
+    table.refresh_from_db()
+    assert table.moves.get(seq=1).action["cards"] == [first, second]
     assert errors == []
