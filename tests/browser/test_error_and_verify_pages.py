@@ -106,3 +106,66 @@ def test_the_verify_page_of_a_finished_game_fits_a_phone(
                .map(e => e.tagName.toLowerCase())"""
     )
     assert scrolling == []
+
+
+def served_as_the_site_would(page: Any, site: str, path: str, response: Any) -> None:
+    """Have the browser get ``response`` (an error page the site's handler made) at ``path``
+    of the live site, its style sheets and scripts from the site itself: a real failure
+    would write its traceback to the live server's output, which fails the test."""
+    body = response.content.decode()
+    page.route(
+        f"{site}{path}",
+        lambda route: route.fulfill(
+            status=response.status_code, body=body, content_type="text/html"
+        ),
+    )
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_the_400_403_500_and_503_pages_have_no_serious_accessibility_violation(
+    browser: Any, site: str, width: str, log_in: Any, serious_violations: Any, shot: Any
+) -> None:
+    from django.contrib.auth.models import AnonymousUser
+    from django.core.exceptions import PermissionDenied, SuspiciousOperation
+    from django.test import RequestFactory
+
+    from config.errors import bad_request, database_unavailable, permission_denied, server_error
+
+    make_users("ann")
+    page = browser.new_context(viewport=WIDTHS[width]).new_page()
+    found: dict[str, list[str]] = {}
+
+    # A form sent with a token that no longer works: the site's own 403 page, for real.
+    log_in(page, "ann")
+    page.goto(f"{site}/accounts/settings/")
+    page.evaluate(
+        """() => document.querySelectorAll('input[name=csrfmiddlewaretoken]')
+               .forEach(input => input.value = 'x'.repeat(64))"""
+    )
+    with page.expect_navigation():
+        page.get_by_role("button", name="Log out").click()
+    assert page.get_by_role("heading", level=1).inner_text() == "That form had expired"
+    assert page.get_by_role("navigation", name="Main").is_visible()
+    found["403, a form expired"] = serious_violations(page)
+    shot(page, f"forbidden-form-{width}")
+
+    request = RequestFactory().get("/somewhere/")
+    request.user = AnonymousUser()
+    made = {
+        "400": bad_request(request, SuspiciousOperation("forged")),
+        "403": permission_denied(request, PermissionDenied("no")),
+        "500": server_error(request),
+        "503": database_unavailable(request),
+    }
+    for status, response in made.items():
+        assert str(response.status_code) == status
+        path = f"/an-error-{status}/"
+        served_as_the_site_would(page, site, path, response)
+        page.goto(site + path)
+        assert page.get_by_role("navigation", name="Main").is_visible(), status
+        assert page.get_by_role("heading", level=1).count() == 1, status
+        found[status] = serious_violations(page)
+        shot(page, f"error-{status}-{width}")
+        assert wider_than_the_window(page) == [], status
+
+    assert {name: v for name, v in found.items() if v} == {}
