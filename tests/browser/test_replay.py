@@ -132,6 +132,13 @@ def test_the_replay_steps_in_the_page_by_links_hands_play_and_keys_without_a_req
     page.set_viewport_size(PHONE)
     shot(page, "replay-phone")
     assert serious_violations(page) == []
+    # Its buttons and its forms wrap at a phone's width: nothing reaches past the window.
+    wider = page.evaluate(
+        """() => Array.from(document.querySelectorAll('main *'))
+               .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+               .map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : ''))"""
+    )
+    assert wider == []
 
 
 def test_the_changes_are_marked_only_for_those_who_do_not_ask_for_less_motion(
