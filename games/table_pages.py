@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from itertools import groupby
 from typing import Any
 
 from django.conf import settings
@@ -63,6 +64,20 @@ def sentence(text: str) -> str:
         return text
     text = text[0].upper() + text[1:]
     return text if text[-1] in ".!?" else f"{text}."
+
+
+def said_once(lines: Sequence[str]) -> list[str]:
+    """A move's lines in the log, a run of the same line said once with its count: a
+    chain's twelve cards drawn one by one read as one line, not twelve.
+
+    >>> said_once(["ann played 4C", "bob drew a card", "bob drew a card", "bob's turn passed"])
+    ['ann played 4C', 'bob drew a card (2 times)', "bob's turn passed"]
+    """
+    said = []
+    for line, run in groupby(lines):
+        times = len(list(run))
+        said.append(line if times == 1 else f"{line} ({times} times)")
+    return said
 
 
 # -- reading a posted move --------------------------------------------------------------
@@ -317,7 +332,7 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         {
             "seq": entry["seq"],
             "at": entry["at"],
-            "text": entry["text"],
+            "text": said_once(entry["text"]),
             "seat": entry["seat"],
             "auto": entry["auto"],
         }

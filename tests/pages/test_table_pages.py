@@ -377,6 +377,32 @@ def test_a_dodo_page_offers_several_cards_of_a_rank_in_the_order_laid() -> None:
     assert_shows_only_what_the_viewer_may_see(html, table, player)
 
 
+def test_a_chain_drawn_card_by_card_is_one_line_of_the_log_with_its_count() -> None:
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob, game="dodo", seed=b"dodo chain drawn")
+    state = play_until(
+        table,
+        lambda s: (
+            (s.public_view().get("chain") or {}).get("total", 0) >= 4
+            and any(a["type"] == "draw" for a in s.legal_actions(s.to_act[0]))
+        ),
+        rng=random.Random(4),
+    )
+    seat = state.to_act[0]
+    drawer = user_at(table, seat)
+    cards = state.public_view()["chain"]["total"]
+    draw = next(a for a in state.legal_actions(seat) if a["type"] == "draw")
+    table.refresh_from_db()
+    services.move_apply(table_id=table.pk, user=drawer, version=table.version, action=draw)
+
+    html = logged_in(user_at(table, 1 - seat)).get(page_url(table)).content.decode()
+
+    # The engine draws the chain a card at a time, an event each; the log says it once.
+    (move,) = the_table(table).log_tail[-1:]
+    assert len(move["events"]) >= cards
+    assert f"<li>{drawer.username} drew a card ({cards} times)</li>" in html
+
+
 def test_a_dodo_black_queen_offers_a_swap_with_each_player_by_name() -> None:
     alice, bob, carol = make_users("alice", "bob", "carol")
     table = started_table(alice, bob, carol, game="dodo", seed=b"dodo swap")
