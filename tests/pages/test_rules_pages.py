@@ -31,7 +31,7 @@ from games.rules_pages import (
     choices_words,
     rules_text,
 )
-from tests.factories import make_users, open_table
+from tests.factories import finished_table, make_users, open_table, started_table
 from tests.test_pages_csp import assert_meets_the_policy
 from tests.toy import GAME as TOY
 
@@ -299,3 +299,17 @@ def test_the_new_table_form_links_each_games_rules_beside_the_game_choice() -> N
     assert links < html.index('name="seats"')
     for game in GAMES.values():
         assert f'<a href="{page_of(game.id)}">{game.ruleset.name}</a>' in html[links:]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_table_page_links_its_games_rules_in_play_and_at_the_end(game: str) -> None:
+    players = make_users("ann", "ben", "cat", "dan")[: GAMES[game].quick_seats]
+    link = f'<a href="{page_of(game)}">How to play {GAMES[game].ruleset.name}</a>'
+    client = Client()
+    client.force_login(players[0])
+    for table in (
+        started_table(*players, game=game),
+        finished_table(*players, game=game, rated=False),
+    ):
+        html = client.get(reverse("table-page", args=[table.pk])).content.decode()
+        assert link in html, table.status
