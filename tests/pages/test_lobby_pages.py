@@ -143,6 +143,9 @@ def test_the_home_page_points_to_the_lobby_signup_and_the_games() -> None:
     for name in ("Crazy Eights", "Crazy 8", "Dodo"):
         assert name in html
     assert "on their way" not in html
+    # Each game's players as its rules count them: a range, or the one number Dingo takes.
+    assert "<code>dodo</code>), 2–8 players," in html
+    assert "<code>dingo</code>), 4 players," in html
 
 
 def test_the_home_page_offers_a_signed_in_player_a_new_table_of_each_game() -> None:
