@@ -1,7 +1,7 @@
 """Each game played to its end against the computer by its cards alone, at a desktop's
 width and a phone's; the same from the list of moves with the keyboard alone; a move
 through the plain form with scripts off; a card played by Enter or Space, one that cannot
-be played saying so; several cards chosen in the order laid.
+be played saying so; several cards chosen in the order laid; an eight asking for its suit.
 
 A short game of each (one hand or one round) starts from the home page in one click.
 Ann then only clicks what lies on the table: the cards in her hand, the stock, a centre
@@ -458,4 +458,47 @@ def test_several_cards_are_chosen_in_the_order_laid_and_only_those_that_go_with_
             offered.click()
     table.refresh_from_db()
     assert table.moves.get(seq=1).action["cards"] == [first, second]
+    assert errors == []
+
+
+def test_an_eight_asks_for_its_suit_by_the_hand(
+    browser: Any, site: str, log_in: Any, server_errors: Any
+) -> None:
+    def holds(hand: list[str], legal: list[dict[str, Any]]) -> bool:
+        return any("suit" in a for a in legal)
+
+    ann, ben = make_users("ann", "ben")
+    table = started_table(
+        ann, ben, game="crazy-eights", seed=first_deal_where("crazy-eights", holds)
+    )
+    (seat,) = table.to_act
+    legal = services.load_state(table).legal_actions(seat)
+    eight = next(a["card"] for a in legal if "suit" in a)
+    page = browser.new_context(viewport=PHONE).new_page()
+    errors = server_errors(page)
+    log_in(page, table.seats.get(number=seat).user.username)
+    page.goto(f"{site}/tables/{table.pk}/")
+    page.wait_for_load_state("load")
+    board = TablePage(page)
+
+    page.locator(f'#board [data-key="card:{eight}"]').click()
+    # Nothing is sent yet: the hand offers the eight with each suit, in words, the first
+    # focused, and a way back.
+    chooser = page.locator("#board .dock [data-chooser]")
+    expect(chooser).to_be_visible()
+    suits = ("clubs", "diamonds", "hearts", "spades")
+    for suit in suits:
+        expect(chooser.get_by_role("button", name=f"Play {eight} and call {suit}")).to_be_visible()
+    assert chooser.get_by_role("button").first.evaluate("(b) => b === document.activeElement")
+    assert hidden(page, "#board .dock [data-chooser] button") == []
+    table.refresh_from_db()
+    assert table.version == 0
+    chooser.get_by_role("button", name="Cancel").click()
+    expect(chooser).to_be_hidden()
+
+    page.locator(f'#board [data-key="card:{eight}"]').click()
+    with board.board_swapped():
+        chooser.get_by_role("button", name=f"Play {eight} and call hearts").click()
+    table.refresh_from_db()
+    assert table.moves.get(seq=1).action == {"type": "play", "card": eight, "suit": "H"}
     assert errors == []
