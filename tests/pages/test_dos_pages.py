@@ -36,6 +36,8 @@ from tests.pages.test_table_pages import (
     move_forms,
     page_url,
     play_until,
+    seat_box,
+    table_forms,
     user_at,
 )
 from tests.test_pages_csp import assert_meets_the_policy
@@ -341,11 +343,16 @@ def test_a_player_down_to_two_cards_may_call_and_the_others_may_catch() -> None:
         said = [w for _, w in buttons(html, table)]
         assert f"DOS not called {names(due)}: down to two cards without calling DOS" in text
         assert "DOS not called: may be caught" in text  # beside the player
+        # On the table, the call is a button at the seat it concerns: the caller's own.
+        at_seats = [button_words(f) for f in table_forms(html, table, "seat")]
+        assert at_seats == [w for w in said if w == "Call DOS!" or w.startswith("Catch ")]
         if seat == due:
             assert "Call DOS!" in said
             assert not any(w.startswith("Catch ") for w in said)
+            assert "Call DOS!" in seat_box(html, due)
         else:
             assert f"Catch {names(due)} not calling DOS ({names(due)} draws two)" in said
+            assert "Catch" in seat_box(html, due) and "Catch" not in seat_box(html, seat)
             assert "Call DOS!" not in said
             assert "DOS! Call it, or catch a player who did not" in text
             if seat not in state.to_act:
