@@ -395,3 +395,34 @@ def test_a_beat_interval_of_nothing_stops_every_environment(change: dict[str, st
         assert done.returncode != 0
         assert all(name in done.stderr for name in change), done.stderr
         assert "beat's intervals are more than 0 s" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "FAIRDEAL_ACCOUNTS_RATE",
+        "FAIRDEAL_LOGIN_ADDRESS_RATE",
+        "FAIRDEAL_LOGIN_ACCOUNT_RATE",
+        "FAIRDEAL_LOGIN_FRESH_RATE",
+    ],
+)
+@pytest.mark.parametrize("value", ["60 per minute", "60/", "0/min", "60/week", "x/hour", "60/min "])
+def test_a_misspelt_rate_stops_the_process_at_its_start(name: str, value: str) -> None:
+    """Not a 500 at the first request it would count (it was read only there)."""
+    for environment in ({}, GOOD_PRODUCTION):
+        done = load_settings({**environment, name: value})
+        assert done.returncode != 0
+        assert f"{name} is a count and a period, as 60/min or 30/hour" in done.stderr
+
+
+def test_a_rate_spelt_as_drf_spells_it_is_taken() -> None:
+    done = load_settings(
+        {
+            **GOOD_PRODUCTION,
+            "FAIRDEAL_ACCOUNTS_RATE": "5/second",
+            "FAIRDEAL_LOGIN_FRESH_RATE": "3/d",
+        },
+        show="s.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'], s.FAIRDEAL_LOGIN_FRESH_RATE",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "{'accounts': '5/second'} 3/d"
