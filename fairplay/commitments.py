@@ -341,14 +341,25 @@ def transparency(table_id: int) -> dict[str, Any]:
 # -- the page: what the log says, day by day ---------------------------------------
 
 
+# The log page's columns: each kind of entry, as the page names what it counts.
+DAILY = {
+    "opened": tlog.CREATED,
+    "dealt": tlog.DEALT,
+    "cancelled": tlog.CANCELLED,
+    "finished": tlog.FINISHED,
+    "abandoned": tlog.ABANDONED,
+    "voided": tlog.VOIDED,
+}
+
+
 def daily(days: int = 30, *, today: date | None = None) -> list[dict[str, Any]]:
-    """Per day (UTC), the last ``days`` of them, newest first: the tables opened, dealt, and
-    cancelled after their commitment, counted from the log's entries (one query, by the
-    ``log_entry_day`` index)."""
+    """Per day (UTC), the last ``days`` of them, newest first: the tables opened, dealt,
+    cancelled after their commitment, finished, abandoned and voided (:data:`DAILY`),
+    counted from the log's entries (one query, by the ``log_entry_day`` index)."""
     today = today or timezone.now().date()
     since = datetime.combine(today - timedelta(days=days - 1), datetime.min.time(), UTC)
     counted = (
-        LogEntry.objects.filter(at__gte=since, kind__in=[tlog.CREATED, tlog.DEALT, tlog.CANCELLED])
+        LogEntry.objects.filter(at__gte=since)
         .annotate(day=TruncDate("at", tzinfo=UTC))
         .values_list("day", "kind")
         .annotate(n=Count("id"))
@@ -358,11 +369,6 @@ def daily(days: int = 30, *, today: date | None = None) -> list[dict[str, Any]]:
     for day, kind, n in counted:
         by_day.setdefault(day, {})[kind] = n
     return [
-        {
-            "day": day,
-            "opened": by_day.get(day, {}).get(tlog.CREATED, 0),
-            "dealt": by_day.get(day, {}).get(tlog.DEALT, 0),
-            "cancelled": by_day.get(day, {}).get(tlog.CANCELLED, 0),
-        }
+        {"day": day, **{name: by_day.get(day, {}).get(kind, 0) for name, kind in DAILY.items()}}
         for day in (today - timedelta(days=n) for n in range(days))
     ]

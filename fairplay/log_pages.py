@@ -19,9 +19,7 @@ def log_page(request: HttpRequest) -> HttpResponse:
         "head": head,
         "days": days,
         "shown_days": DAYS,
-        "totals": {
-            name: sum(day[name] for day in days) for name in ("opened", "dealt", "cancelled")
-        },
+        "totals": {name: sum(day[name] for day in days) for name in commitments.DAILY},
         "key": public_key_document(),
         "checkpoint_url": request.build_absolute_uri(reverse("log-checkpoint")),
         "consistency_url": request.build_absolute_uri(reverse("log-consistency")),

@@ -322,20 +322,28 @@ def test_the_command_line_fails_a_record_without_the_log_unless_told_it_predates
 def test_the_log_page_shows_the_checkpoint_and_each_days_counts(
     django_assert_max_num_queries: Any,
 ) -> None:
-    alice, bob, carol = make_users("alice", "bob", "carol")
+    alice, bob, carol, staff = make_users("alice", "bob", "carol", "staff")
     started_table(alice, bob)
     cancelled = open_table(carol)
     services.table_cancel(table_id=cancelled.pk, user=carol)
+    staff.is_staff = True
+    staff.save(update_fields=["is_staff"])
+    void_table(staff=staff, table_id=finished_table(carol, bob).pk, reason="a farmed game")
     commitments.sequence()
     days = commitments.daily(3)
-    assert days[0] == {"day": timezone.now().date(), "opened": 2, "dealt": 1, "cancelled": 1}
+    assert days[0] == {
+        "day": timezone.now().date(),
+        **{"opened": 3, "dealt": 2, "cancelled": 1, "finished": 0, "abandoned": 1, "voided": 1},
+    }
     assert [day["opened"] for day in days[1:]] == [0, 0]
     with django_assert_max_num_queries(3):  # the head, the day's counts, the key
         response = client_for().get("/fairplay/log/")
     html = response.content.decode()
     assert response.status_code == 200
     assert commitments.latest().checkpoint.splitlines()[2] in html
-    assert "2 opened" in html and "1 dealt" in html and "1 cancelled" in html
+    said = ("3 opened", "2 dealt", "1 cancelled", "0 finished", "1 abandoned", "1 voided")
+    assert all(words in html for words in said)
+    assert '<td data-label="Abandoned">1</td>' in html
     # How to prove the log grew, with the key list: across a change of key too.
     assert "curl -o keys.json http://testserver/api/fairplay/keys/\n" in html
     assert "fairdeal-verify log old.txt new.txt --keys keys.json --proof proof.json" in html
