@@ -16,9 +16,12 @@
 
    Kept current: every 2 seconds the page asks the table's version (GET
    tables/<id>/version/ with If-None-Match: 304 when nothing moved); when it has moved,
-   it fetches the board again (?fragment=1). Several moves since the last look (the bots'
-   answers) are shown one at a time, each marked at its seat, the last one left marked;
-   the aria-live region reads them out. docs/pages.md says why polling and not a socket. */
+   it fetches the board again (?fragment=1). After a move, and while the table moves, it
+   asks a quarter of a second later, then half a second, a second, and back to 2 seconds:
+   the computer's answers show at once, not at the next of the 2-second polls. Several
+   moves since the last look (the bots' answers) are shown one at a time, each marked at
+   its seat, the last one left marked; the aria-live region reads them out (no poll while
+   they are shown). docs/pages.md says why polling and not a socket. */
 (function () {
   "use strict";
 
@@ -27,6 +30,9 @@
   // ms between two polls (FAIRDEAL_POLL_MS, 2000): a move shows within three seconds
   var INTERVAL = Number(board.getAttribute("data-poll-ms")) || 2000;
   var MAX_BACKOFF = 30000; // after failures, poll no less often than this
+  // ms to the next poll while the table is moving (after a move, the bots' answers come
+  // within a moment), doubled at each poll that finds nothing new, back to INTERVAL
+  var SOON = Math.min(INTERVAL, 250);
   // ms each of several new moves is shown alone (FAIRDEAL_REVEAL_MS, 700)
   var PAUSE = Number(board.getAttribute("data-reveal-ms")) || 700;
   var live = document.getElementById("table-live");
@@ -374,7 +380,7 @@
     }).then(function () {
       sending = false;
       board.removeAttribute("aria-busy");
-      delay = INTERVAL;
+      delay = SOON; // the others answer now: the computer at once
       schedule(delay);
     }, function () {
       // Whatever went wrong on the way, the plain form says it in a page of its own.
@@ -427,21 +433,27 @@
 
   function poll() {
     if (polling || sending) return;
+    if (revealing) { // the moves that came last are still being shown, one at a time
+      schedule(PAUSE);
+      return;
+    }
     polling = true;
     var headers = { "Accept": "application/json" };
     var current = attribute("data-etag");
     if (current) headers["If-None-Match"] = current;
     fetch(versionUrl, { credentials: "same-origin", cache: "no-store", headers: headers })
       .then(function (response) {
-        if (response.status === 304) return null;
+        if (response.status === 304) return false;
         if (!response.ok) throw new Error("the version answered " + response.status);
         var tag = response.headers.get("ETag");
-        if (tag && tag === attribute("data-etag")) return null;
-        return refreshBoard();
+        if (tag && tag === attribute("data-etag")) return false;
+        return refreshBoard().then(function () { return true; });
       })
-      .then(function () {
+      .then(function (moved) {
         polling = false;
-        delay = INTERVAL;
+        // Soon again while the table moves (several bots answer one after another), less
+        // and less often while it stands still.
+        delay = moved ? SOON : Math.min(delay * 2, INTERVAL);
         schedule(delay);
       }, function () {
         polling = false;

@@ -502,3 +502,44 @@ def test_an_eight_asks_for_its_suit_by_the_hand(
     table.refresh_from_db()
     assert table.moves.get(seq=1).action == {"type": "play", "card": eight, "suit": "H"}
     assert errors == []
+
+
+def test_the_computers_answer_shows_at_once_not_at_the_next_poll(
+    browser: Any, site: str, log_in: Any, settings: Any, server_errors: Any
+) -> None:
+    # The page polls every 4 seconds here; after her move, the bot's answer still shows
+    # within a moment: the page asks again soon while the table moves.
+    import time
+
+    settings.FAIRDEAL_POLL_MS = 4000
+    make_users("ann")
+    page = browser.new_context(viewport=DESKTOP).new_page()
+    errors = server_errors(page)
+    log_in(page, "ann")
+    table = start_short_game(page, site, "crazy-8")
+    board = TablePage(page)
+    waits = []
+    while len(waits) < 3:
+        table.refresh_from_db()
+        if table.status != Table.Status.PLAYING:
+            break
+        if 0 not in table.to_act:
+            page.wait_for_timeout(50)
+            continue
+        board.at_version(table.version)
+        mine = table.version + 1
+        board.play_by_cards()
+        answered = time.monotonic()
+        for _ in range(200):  # the bot's answer, in the database
+            table.refresh_from_db()
+            if table.status != Table.Status.PLAYING or 0 in table.to_act:
+                break
+            time.sleep(0.02)
+        if table.status != Table.Status.PLAYING:
+            break
+        board.at_version(table.version)  # and on the page
+        if table.version > mine:  # the bot answered (a draw may leave her to play on)
+            waits.append(time.monotonic() - answered)
+    assert waits, "the game ended at once"
+    assert max(waits) < 2.0, waits
+    assert errors == []
