@@ -603,19 +603,6 @@ if not_intervals := [
 PERIODIC_EXPIRES_SECONDS = 30.0
 
 
-# A rate as DRF spells it (config.throttling.parse_rate): a count above 0, a slash, and a
-# period whose first letter is s, m, h or d ("60/min", "30/hour"). Checked here, so that a
-# misspelt one stops the process at its start, not as a 500 at the first request it counts.
-_RATE = re.compile(r"[1-9][0-9]*/[smhd][a-z]*")
-
-
-def rate(name: str, default: str) -> str:
-    value = env.str(name, default=default)
-    if not _RATE.fullmatch(value):
-        raise ImproperlyConfigured(f"{name} is a count and a period, as 60/min or 30/hour")
-    return value
-
-
 def periodic(task: str, seconds: float) -> dict[str, object]:
     """A beat entry: ``task`` every ``seconds``, expiring as said above."""
     return {
@@ -657,7 +644,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
     "DEFAULT_METADATA_CLASS": "config.metadata.JSONMetadata",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
-    "DEFAULT_THROTTLE_RATES": {"accounts": rate("FAIRDEAL_ACCOUNTS_RATE", "60/min")},
+    "DEFAULT_THROTTLE_RATES": {"accounts": env.str("FAIRDEAL_ACCOUNTS_RATE", default="60/min")},
 }
 
 # -- Accounts: the shared cache, throttles, usernames and e-mail verification -----------
@@ -691,10 +678,25 @@ FAIRDEAL_LOGIN_FREE_FAILURES = env.int("FAIRDEAL_LOGIN_FREE_FAILURES", default=5
 FAIRDEAL_LOGIN_FIRST_LOCK_SECONDS = env.int("FAIRDEAL_LOGIN_FIRST_LOCK_SECONDS", default=2)
 FAIRDEAL_LOGIN_MAX_LOCK_SECONDS = env.int("FAIRDEAL_LOGIN_MAX_LOCK_SECONDS", default=15 * 60)
 FAIRDEAL_LOGIN_FAILURE_MEMORY_SECONDS = 24 * 3600
-FAIRDEAL_LOGIN_ADDRESS_RATE = rate("FAIRDEAL_LOGIN_ADDRESS_RATE", "30/hour")
-FAIRDEAL_LOGIN_ACCOUNT_RATE = rate("FAIRDEAL_LOGIN_ACCOUNT_RATE", "10/hour")
-FAIRDEAL_LOGIN_FRESH_RATE = rate("FAIRDEAL_LOGIN_FRESH_RATE", "10/hour")
+FAIRDEAL_LOGIN_ADDRESS_RATE = env.str("FAIRDEAL_LOGIN_ADDRESS_RATE", default="30/hour")
+FAIRDEAL_LOGIN_ACCOUNT_RATE = env.str("FAIRDEAL_LOGIN_ACCOUNT_RATE", default="10/hour")
+FAIRDEAL_LOGIN_FRESH_RATE = env.str("FAIRDEAL_LOGIN_FRESH_RATE", default="10/hour")
 FAIRDEAL_LOGIN_FRESH_TRIES = 2
+# Each rate as DRF spells it (config.throttling.parse_rate): a count above 0, a slash and a
+# period whose first letter is s, m, h or d ("60/min", "30/hour"). Checked here, so that a
+# misspelt one stops the process at its start, not as a 500 at the first request it counts.
+_RATES = {
+    "FAIRDEAL_ACCOUNTS_RATE": REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["accounts"],
+    "FAIRDEAL_LOGIN_ADDRESS_RATE": FAIRDEAL_LOGIN_ADDRESS_RATE,
+    "FAIRDEAL_LOGIN_ACCOUNT_RATE": FAIRDEAL_LOGIN_ACCOUNT_RATE,
+    "FAIRDEAL_LOGIN_FRESH_RATE": FAIRDEAL_LOGIN_FRESH_RATE,
+}
+if misspelt := [
+    name for name, value in _RATES.items() if not re.fullmatch(r"[1-9][0-9]*/[smhd][a-z]*", value)
+]:
+    raise ImproperlyConfigured(
+        "; ".join(f"{name} is a count and a period, as 60/min or 30/hour" for name in misspelt)
+    )
 FAIRDEAL_LOGIN_KNOWN_ADDRESS_SECONDS = 30 * 24 * 3600
 AUTHENTICATION_BACKENDS = ["accounts.backends.CaseInsensitiveModelBackend"]
 # The pages log in by session (accounts/pages.py); the API by token.
