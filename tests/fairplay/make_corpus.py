@@ -23,7 +23,8 @@ It holds, for each match of every rules version in ``games.rules.VERSIONS``:
 
 The records of format 2 (:data:`TIMED`, named ``timed/<version>#n``), added after
 all the others, carry a time control: a reserve of time drawn on, holidays, and
-timeouts each at the microsecond its seat's time ran out.
+timeouts each at the microsecond its seat's time ran out. The versions that came
+after them (:data:`LATER`: ``dodo/3``) add their records after those.
 """
 
 from __future__ import annotations
@@ -163,6 +164,19 @@ TIMED: list[tuple[str, int, dict[str, Any], tuple[str, int] | None, float, Timin
         Timing(7200, 3600, ((1, 60, 86400),), (600, 7500, 60)),
     ),
 ]
+# Added after the format 2 records, which keep their tables' numbers: each version's
+# matches, as in MATCHES, played and named the same way.
+LATER: dict[str, list[tuple[int, dict[str, Any], tuple[str, int] | None, float]]] = {
+    # The house rule one_hand: a single deal, under either scoring; and the match as before.
+    "dodo/3": [
+        (2, {"one_hand": True}, None, 0.5),
+        (4, {"one_hand": True, "seven_cards": True}, None, 1.0),
+        (3, {"one_hand": True, "crazy_eights_scoring": True}, None, 0.5),
+        (6, {"one_hand": True, "no_chains": True}, ("resigned", 20), 0.3),
+        (3, {"target": 50, "jacks_skip_at_two": True}, None, 0.5),
+        (2, {"target": 60, "two_packs": True}, ("timeout", 40), 0.5),
+    ],
+}
 SAVED_EVERY = 37  # keep the saved form of every 37th step (and of the last)
 
 
@@ -237,9 +251,12 @@ def _calls(rng: random.Random, chance: float) -> Calls:
     return calls
 
 
-def make() -> list[dict[str, Any]]:
-    corpus = []
-    for version, matches in MATCHES.items():
+def _untimed(
+    corpus: list[dict[str, Any]],
+    versions: dict[str, list[tuple[int, dict[str, Any], tuple[str, int] | None, float]]],
+) -> None:
+    """Play each version's matches of ``versions`` (MATCHES or LATER) onto ``corpus``."""
+    for version, matches in versions.items():
         ruleset = VERSIONS[version]
         for number, (seats, options, forfeit, calls) in enumerate(matches):
             name = f"{version}#{number}"
@@ -266,6 +283,11 @@ def make() -> list[dict[str, Any]]:
             )
             digests, saved = walk(envelope["record"])
             corpus.append({"name": name, "envelope": envelope, "digests": digests, "saved": saved})
+
+
+def make() -> list[dict[str, Any]]:
+    corpus: list[dict[str, Any]] = []
+    _untimed(corpus, MATCHES)
     for number, (version, seats, options, forfeit, calls, timing) in enumerate(TIMED):
         name = f"timed/{version}#{number}"
         rng = random.Random(f"corpus {name}")
@@ -288,6 +310,7 @@ def make() -> list[dict[str, Any]]:
         )
         digests, saved = walk(envelope["record"])
         corpus.append({"name": name, "envelope": envelope, "digests": digests, "saved": saved})
+    _untimed(corpus, LATER)
     return corpus
 
 

@@ -57,6 +57,7 @@ from tests.fairplay.helpers import (
     signing_public_key_hex,
     spec_blocks,
 )
+from tests.fairplay.test_corpus import corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = SPEC
@@ -256,16 +257,19 @@ FAMILY = (
 )
 # Pinned per version: the hash of the versions before is the one they always had, so
 # play under crazy-8/2 and dodo/1 provably did not change when crazy-8/3 and dodo/2 came,
-# nor under crazy-8/3 when crazy-8/4 came.
+# nor under crazy-8/3 when crazy-8/4 came, nor under dodo/2 when dodo/3 came ("dodo/2"
+# holds the hash "current" had then; dodo/3's records differ by the option one_hand).
 EARLIER_VERSIONS = {
     "old": {"crazy-8": "crazy-8/2", "dodo": "dodo/1"},
     "previous": {"crazy-8": "crazy-8/3", "dodo": "dodo/2"},
+    "dodo/2": {"crazy-8": None, "dodo": "dodo/2"},
     "current": {"crazy-8": None, "dodo": None},
 }
 FAMILY_PLAYED_TODAY = {
     "old": "395e6dd138e3b8a6b55b0dac5441aa1bdf6c6218d991b38ef4801a70313b80c3",
     "previous": "44f724cf695e8e31c90068728788ee1f84e43681064594a84ce92bcab76b406a",
-    "current": "080734f17ba92e2bfeac4cfb68a709c4f2ae05471100accf37e004d8aaed22f4",
+    "dodo/2": "080734f17ba92e2bfeac4cfb68a709c4f2ae05471100accf37e004d8aaed22f4",
+    "current": "9823731cf2406627d76063269bb7664e85bc81dc07ee3d6a6af4ffd22124117f",
 }
 
 
@@ -640,14 +644,35 @@ def test_a_record_of_a_version_the_verifier_does_not_know_cannot_be_judged(
     dodo_finished: Envelope,
 ) -> None:
     record = {**dodo_finished["record"], "ruleset_version": "dodo/9"}
-    with pytest.raises(CannotJudge, match="this verifier knows dodo/1, dodo/2"):
+    with pytest.raises(CannotJudge, match=r"this verifier knows dodo/1, dodo/2, dodo/3$"):
         _check_versions(record)
 
 
 def test_a_dodo_record_verifies(dodo_finished: Envelope) -> None:
     summary = verify(dodo_finished, signing_key().public_key())
-    assert summary.line().startswith("OK table 300: dodo (dodo/2), 4 seats, ")
+    assert summary.line().startswith("OK table 300: dodo (dodo/3), 4 seats, ")
     assert entries(dodo_finished["record"], is_swap)
+
+
+def test_a_one_hand_dodo_record_verifies_as_dodo_3_and_not_otherwise() -> None:
+    """The corpus's dodo/3#0: a match of one hand (the house rule one_hand). Said to be
+    dodo/2, which has no such option, it is refused; its option turned off, the match
+    should have dealt a second hand where it ended, and it fails at that last action."""
+    envelope = corpus()["dodo/3#0"]["envelope"]
+    record = envelope["record"]
+    assert record["options"]["one_hand"] is True
+    summary = verify(envelope, signing_key().public_key())
+    assert summary.ruleset_version == "dodo/3" and summary.places == record["result"]["places"]
+    hands = [
+        e for entry in record["log"] for e in entry["events"] if e["public"]["type"] == "hand_over"
+    ]
+    assert len(hands) == 1
+
+    older = resign(changed(envelope, lambda r: r.update(ruleset_version="dodo/2")))
+    assert "dodo/2 refuses" in failure(older).message
+    assert "no option 'one_hand'" in failure(older).message
+    longer = resign(changed(envelope, lambda r: r["options"].update(one_hand=False)))
+    assert failure(longer).message.startswith(f"action {len(record['log']) - 1}: ")
 
 
 def test_a_dodo_play_of_cards_not_held_is_named_in_words(dodo_finished: Envelope) -> None:

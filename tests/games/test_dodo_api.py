@@ -81,6 +81,7 @@ OPTIONS = [
     {"name": "no_chains", "type": "bool", "default": False},
     {"name": "crazy_eights_scoring", "type": "bool", "default": False},
     {"name": "jacks_skip_at_two", "type": "bool", "default": False},
+    {"name": "one_hand", "type": "bool", "default": False},
 ]
 PRESET = {option["name"]: option["default"] for option in OPTIONS}
 
@@ -213,7 +214,7 @@ def silent(rng: random.Random, legal: list[dict[str, Any]]) -> dict[str, Any]:
 # -- the catalogue and creation ---------------------------------------------------
 
 
-def test_the_catalogue_lists_dodo_with_its_seats_and_six_options() -> None:
+def test_the_catalogue_lists_dodo_with_its_seats_and_seven_options() -> None:
     games = {g["id"]: g for g in body(client_for().get("/api/games/"))["games"]}
     dodo = games[GAME]
     assert (dodo["min_seats"], dodo["max_seats"]) == (2, 8)
@@ -231,6 +232,7 @@ def test_the_catalogue_lists_dodo_with_its_seats_and_six_options() -> None:
         (3, {"target": 50}),
         (4, {"target": 1000, "two_packs": True, "no_chains": True}),
         (8, {"seven_cards": True, "crazy_eights_scoring": True, "target": 50}),
+        (3, {"one_hand": True, "no_chains": True}),
     ],
 )
 def test_dodo_tables_are_created_with_valid_options(seats: int, options: dict[str, Any]) -> None:
@@ -258,6 +260,13 @@ def test_dodo_tables_are_created_with_valid_options(seats: int, options: dict[st
         (4, {"two_packs": "yes"}, "invalid_options", "'two_packs' must be true or false"),
         (4, {"target": 49}, "invalid_options", "'target' must be at least 50"),
         (4, {"target": 1001}, "invalid_options", "'target' must be at most 1000"),
+        (4, {"one_hand": "yes"}, "invalid_options", "'one_hand' must be true or false"),
+        (
+            3,
+            {"one_hand": True, "target": 100},
+            "invalid_options",
+            "a one-hand match has no line: target applies only without one_hand",
+        ),
         (9, {}, "invalid_seats", "2 to 8 players"),
         (1, {}, "invalid_seats", "2 to 8 players"),
     ],
@@ -318,7 +327,29 @@ def test_a_whole_dodo_match_plays_over_http_replays_and_verifies(
     call_command("check_replays", str(table.pk), stdout=out, stderr=StringIO())
     assert out.getvalue().strip() == "1 tables replayed, 0 differ"
     line = verify_downloaded_record(table, tmp_path)
-    assert line.startswith(f"OK table {table.pk}: dodo (dodo/2), {seats} seats, ")
+    assert line.startswith(f"OK table {table.pk}: dodo (dodo/3), {seats} seats, ")
+    assert ", places " + " ".join(map(str, result["places"])) + "," in line
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+def test_a_one_hand_dodo_match_ends_after_its_first_deal_and_verifies(
+    seats: int, tmp_path: Path
+) -> None:
+    players = make_users(*(f"player{n}" for n in range(seats)))
+    table = started_table(*players, game=GAME, options={"one_hand": True}, seed=b"dodo-one")
+    assert table.ruleset_version == "dodo/3" and table.options == {**PRESET, "one_hand": True}
+
+    last, _ = play(table, random.Random(seats))
+
+    result = last["result"]
+    assert last["status"] == "finished" and result["reason"] == "finished"
+    (deal,) = last["board"]["hands_played"]  # one deal, and the match is over
+    assert result["totals"] == deal["scores"] and last["board"]["target"] == 0
+    low = min(result["totals"])
+    assert [place == 1 for place in result["places"]] == [t == low for t in result["totals"]]
+    table.refresh_from_db()
+    line = verify_downloaded_record(table, tmp_path)
+    assert line.startswith(f"OK table {table.pk}: dodo (dodo/3), {seats} seats, ")
     assert ", places " + " ".join(map(str, result["places"])) + "," in line
 
 
@@ -582,7 +613,10 @@ def dodo_1_table(seed: bytes, options: dict[str, Any] | None = None) -> Table:
     """A two-seat table opened under dodo/1 (before the change), then dealt."""
     alice, bob = make_users("alice", "bob")
     table = open_table(alice, seats=2, game=GAME, options=options)
-    old_options = {k: v for k, v in table.options.items() if k != "jacks_skip_at_two"}
+    # Without the options added since: jacks_skip_at_two (dodo/2) and one_hand (dodo/3).
+    old_options = {
+        k: v for k, v in table.options.items() if k not in ("jacks_skip_at_two", "one_hand")
+    }
     seed = seed.ljust(SEED_BYTES, b".")
     Table.objects.filter(pk=table.pk).update(
         ruleset_version="dodo/1", options=old_options, server_seed=seed, commitment=commitment(seed)

@@ -107,10 +107,21 @@ def test_the_short_formats_are_one_hand_or_one_round_where_the_rules_allow_it() 
     assert short == {
         "crazy-eights": {"one_hand": True},
         "crazy-8": {"target": 0},
-        "dodo": {"target": 50},  # the lowest line Dodo's rules allow
+        "dodo": {"one_hand": True},
         "dingo": {},  # the rulebook's match is one deal
         "dos": {"target": 0},
     }
+
+
+@pytest.mark.parametrize(("key", "words"), [("short", "a single hand"), ("full", "ends at 200")])
+def test_dodo_s_short_game_is_one_hand_under_dodo_3(key: str, words: str) -> None:
+    (ann,) = make_users("ann")
+    client = browser(ann)
+    response = client.post(COMPUTER, quick_form(client, HOME, f"dodo:{key}"))
+    table = Table.objects.get()
+    assert (table.ruleset_version, table.options["one_hand"]) == ("dodo/3", key == "short")
+    assert table.options["target"] == 200
+    assert words in text_of(client.get(response["Location"]))
 
 
 def test_the_home_page_and_the_lobby_offer_every_game_short_and_full() -> None:

@@ -10,6 +10,7 @@ Cara and Dev in the rulebook's worked deal).
 from __future__ import annotations
 
 import json
+import random
 import re
 from functools import partial
 from typing import Any
@@ -18,9 +19,10 @@ import pytest
 
 from games.catalogue import RULESETS
 from games.catalogue.crazy_eights.rules import sort_hand
-from games.catalogue.dodo.rules import Dodo, Dodo1, DodoState, deal_scores
+from games.catalogue.dodo.rules import Dodo, Dodo1, Dodo2, DodoState, deal_scores
 from games.rules import GameOver, IllegalAction, InvalidOptions, NotYourTurn
 from games.rules.base import STANDARD_PACK, Event
+from games.rules.chance import SeededChance
 from tests.rules import stacked
 from tests.rules.stacked import DRAW, PASS, StackedChance
 
@@ -106,7 +108,7 @@ def refused(state: DodoState, seat: int, action: Any, reason: str) -> None:
 def test_dodo_is_in_the_catalogue_for_two_to_eight_players() -> None:
     assert isinstance(RULESETS["dodo"], Dodo)
     described = RULES.describe()
-    assert (described["id"], described["name"], described["version"]) == ("dodo", "Dodo", "dodo/2")
+    assert (described["id"], described["name"], described["version"]) == ("dodo", "Dodo", "dodo/3")
     assert (described["min_seats"], described["max_seats"]) == (2, 8)
     options = {option["name"]: option for option in described["options"]}
     assert list(options) == [
@@ -116,6 +118,7 @@ def test_dodo_is_in_the_catalogue_for_two_to_eight_players() -> None:
         "no_chains",
         "crazy_eights_scoring",
         "jacks_skip_at_two",
+        "one_hand",
     ]
     assert (options["target"]["type"], options["target"]["minimum"]) == ("int", 50)
     assert options["target"]["maximum"] == 1000
@@ -130,6 +133,7 @@ def test_every_option_defaults_off_so_the_preset_is_the_rulebook() -> None:
         "no_chains": False,
         "crazy_eights_scoring": False,
         "jacks_skip_at_two": False,
+        "one_hand": False,
     }
 
 
@@ -1328,6 +1332,137 @@ def test_equal_totals_share_a_place() -> None:
 def test_the_target_option_moves_the_line(target: int, over: bool) -> None:
     events = go_out([0, 45, 0], {"target": target})
     assert bool(public(events, "game_over")) is over
+
+
+# -- One hand (interpretation 19, dodo/3) ----------------------------------------------------
+
+ONE_HAND = {"one_hand": True}
+# A first deal seat 0 wins in two plays: four aces together (every other seat loses a
+# turn, so seat 0 plays again), then 9S on AS. Seat 1 keeps 50 points, seat 2 a black
+# queen (the worst counted plus ten: 60), seat 3 31.
+ACES_OUT = [
+    ["AC", "AD", "AH", "AS", "9S"],
+    ["KC", "KD", "QH", "JH", "TH"],
+    ["QS", "3D", "3H", "2S", "7C"],
+    ["6C", "6D", "6H", "6S", "7D"],
+]
+GO_OUT = [(0, lay("AC", "AD", "AH", "AS")), (0, lay("9S"))]
+
+
+def aces_out(seats: int, options: dict[str, Any], ruleset: Dodo = RULES) -> list[Event]:
+    """The first deal of ACES_OUT at ``seats`` (3 or 4), played to seat 0 going out."""
+    state, chance = stacked.stacked_game(ruleset, ACES_OUT[:seats], "5C", options=options)[:2]
+    events = stacked.play_through(state, chance, GO_OUT)
+    assert public(events, "hand_over")[0]["winner"] == 0
+    return events
+
+
+@pytest.mark.parametrize(
+    ("seats", "scores", "places"), [(3, [0, 50, 60], [1, 2, 3]), (4, [0, 50, 60, 31], [1, 3, 4, 2])]
+)
+def test_one_hand_ends_the_match_with_the_first_deal_the_lowest_first(
+    seats: int, scores: list[int], places: list[int]
+) -> None:
+    state, chance, _ = stacked.stacked_game(RULES, ACES_OUT[:seats], "5C", options=ONE_HAND)
+    assert state.target == 0 and state.view(None)["target"] == 0  # a single hand, no line
+    events = stacked.play_through(state, chance, GO_OUT)
+    (over,) = public(events, "hand_over")
+    assert over["scores"] == over["totals"] == scores and over["black_queens"] == [2]
+    assert kinds(events)[-2:] == ["hand_over", "game_over"]  # no second deal
+    result = {"reason": "finished", "seat": None, "places": places, "totals": scores}
+    assert state.result == result and public(events, "game_over") == [
+        {"type": "game_over", **result}
+    ]
+    assert list(state.to_act) == [] and state.hand_no == 1
+    with pytest.raises(GameOver):
+        state.apply(1, DRAW, chance)
+
+
+@pytest.mark.parametrize(("seats", "places"), [(3, [1, 2, 2]), (4, [1, 2, 2, 2])])
+def test_one_hand_with_crazy_eights_scoring_the_one_who_went_out_is_first(
+    seats: int, places: list[int]
+) -> None:
+    events = aces_out(seats, {**ONE_HAND, "crazy_eights_scoring": True})
+    (game_over,) = public(events, "game_over")
+    assert game_over["totals"] == [75 + (31 if seats == 4 else 0)] + [0] * (seats - 1)
+    assert game_over["places"] == places
+
+
+def test_without_one_hand_the_same_deal_is_followed_by_the_next() -> None:
+    for ruleset in (RULES, Dodo2()):
+        events = aces_out(3, {}, ruleset)
+        assert not public(events, "game_over") and kinds(events)[-1] == "hand_dealt"
+
+
+def test_one_hand_ends_the_match_even_after_a_blocked_deal_that_scored_nothing() -> None:
+    # Crazy Eights scoring: both hands count 3, a shared lowest count scores nothing.
+    options = {**ONE_HAND, "crazy_eights_scoring": True}
+    state, chance = arrange([["3D"], ["3H"]], pile=["5C"], options=options)
+    events = stacked.play_through(state, chance, [(0, PASS), (1, PASS)])
+    (over,) = public(events, "hand_over")
+    assert over["blocked"] and over["totals"] == [0, 0]
+    assert state.result is not None and state.result["places"] == [1, 1]
+    # Without it the match goes on: no total is over the line.
+    state, chance = arrange([["3D"], ["3H"]], pile=["5C"], options={"crazy_eights_scoring": True})
+    events = stacked.play_through(state, chance, [(0, PASS), (1, PASS)])
+    assert state.result is None and kinds(events)[-1] == "hand_dealt"
+
+
+def test_one_hand_takes_no_line_a_target_beside_it_is_refused_in_words() -> None:
+    with pytest.raises(InvalidOptions, match="a one-hand match has no line"):
+        RULES.validate(2, {"one_hand": True, "target": 50})
+    assert RULES.validate(2, {"one_hand": True, "target": 200})["one_hand"] is True
+    with pytest.raises(InvalidOptions, match="must be true or false"):
+        RULES.validate(2, {"one_hand": 1})
+
+
+def test_dodo_2_has_no_one_hand_and_plays_over_its_target() -> None:
+    older = Dodo2()
+    assert older.version == "dodo/2"
+    with pytest.raises(InvalidOptions, match="no option 'one_hand'"):
+        older.validate(3, {"one_hand": True})
+    preset = older.validate(3, {"target": 50})
+    assert "one_hand" not in preset and preset["jacks_skip_at_two"] is False
+    state, _ = older.new_game(3, {"target": 50}, SeededChance(bytes(32)))
+    assert isinstance(state, DodoState) and state.target == 50
+    assert older.load(state.to_json()).view(None)["target"] == 50
+    assert "one_hand" not in Dodo1().validate(2, {})
+
+
+@pytest.mark.parametrize(
+    ("seats", "options"),
+    [(2, {}), (3, {"crazy_eights_scoring": True}), (5, {"no_chains": True}), (8, {})],
+)
+def test_a_seeded_one_hand_match_is_dodo_2_s_first_deal_then_over(
+    seats: int, options: dict[str, Any]
+) -> None:
+    """Random legal actions on a seeded deal: dodo/3 with one_hand does what dodo/2 does
+    (its line at 1000, so that its match goes on), event for event, up to the first deal's
+    score; then it ends, placed by those scores, where dodo/2 deals the next."""
+    rng = random.Random(f"one hand {seats}")
+    seed = rng.randbytes(32)
+    one, old_chance = SeededChance(seed), SeededChance(seed)
+    state, start = RULES.new_game(seats, {**ONE_HAND, **options}, one)
+    old, old_start = Dodo2().new_game(seats, {**options, "target": 1000}, old_chance)
+    assert [e.public for e in start] == [e.public for e in old_start]
+    while state.result is None:
+        seat = rng.choice(list(state.to_act))
+        action = rng.choice(state.legal_actions(seat))
+        assert state.legal_actions(seat) == old.legal_actions(seat)
+        events = [e.public for e in state.apply(seat, action, one)]
+        old_events = [e.public for e in old.apply(seat, action, old_chance)]
+        if state.result is None:
+            assert events == old_events
+    (over,) = [e for e in events if e["type"] == "hand_over"]
+    assert old_events[: len(events) - 1] == events[:-1] and old.result is None
+    assert [e["type"] for e in old_events[len(events) - 1 :]] == ["deal", "hand_dealt"]
+    assert events[-1] == {"type": "game_over", **state.result}
+    assert state.result["totals"] == over["scores"] and state.hand_no == 1
+    lowest = not options.get("crazy_eights_scoring")
+    assert state.result["places"] == [
+        1 + sum((other < own) if lowest else (other > own) for other in over["scores"])
+        for own in over["scores"]
+    ]
 
 
 CRAZY = {"crazy_eights_scoring": True}

@@ -6,7 +6,9 @@ uniformly among its legal actions and, at random moments, a seat outside
 ``to_act`` makes a call out of turn instead (a ``catch``, or its own late
 ``last_card``). The preset is played at every seat count from two to eight,
 and random combinations of the options (``target``, ``seven_cards``,
-``two_packs``, ``no_chains``, ``crazy_eights_scoring``) at random seat counts.
+``two_packs``, ``no_chains``, ``crazy_eights_scoring``) at random seat counts,
+and the house rule ``one_hand`` (``dodo/3``: the first deal is the last) with
+the others at random.
 
 What every game owes (``to_act`` and the calls out of turn, legal actions
 that apply, refusals, saving and loading, views that hide the other hands,
@@ -97,6 +99,8 @@ def dodo_options(target: st.SearchStrategy[int]) -> st.SearchStrategy[dict[str, 
 
 # Small targets keep the matches short; the whole range is played with the referee alone.
 short_options = dodo_options(st.integers(50, 150))
+# The house rule one_hand (dodo/3), with the other options at random: it takes no line.
+one_hand_options = dodo_options(st.just(200)).map(lambda options: {**options, "one_hand": True})
 any_options = dodo_options(st.one_of(st.integers(50, 150), st.integers(50, 1000)))
 
 
@@ -294,6 +298,7 @@ class Referee:
         self.seats = seats
         self.options = options
         self.target = options["target"]
+        self.one_hand = options.get("one_hand", False)  # the house rule: one deal, the last
         self.chains = not options["no_chains"]
         self.crazy = options["crazy_eights_scoring"]
         self.jacks_skip = options.get(
@@ -692,7 +697,7 @@ class Referee:
         assert event.public["totals"] == self.totals  # the running sums
         assert event.public.get("blocked", False) == (self.passes >= self.seats or repeated)
         assert event.public.get("repeated", False) == repeated
-        if max(self.totals) > self.target:  # "until somebody goes over"
+        if self.one_hand or max(self.totals) > self.target:  # "until somebody goes over"
             self.over = True
             assert cursor.next("game_over").public == {
                 "type": "game_over",
@@ -777,6 +782,7 @@ def test_the_preset_keeps_the_rulebook_at_every_seat_count(seats: int, n: int) -
         "no_chains": False,
         "crazy_eights_scoring": False,
         "jacks_skip_at_two": False,
+        "one_hand": False,
     }
 
 
@@ -798,6 +804,19 @@ def test_any_options_keep_the_rulebook_after_every_action(
     match = play_match(seats, options, seed, choice_seed)
     assert match.state.result is not None
     assert max(match.state.totals) > options["target"]
+
+
+@settings(PROPERTIES, max_examples=30)
+@given(seats=seat_counts, options=one_hand_options, seed=seeds, choice_seed=choices)
+def test_one_hand_ends_the_match_with_the_first_deal_placed_by_its_scores(
+    seats: int, options: dict[str, Any], seed: bytes, choice_seed: int
+) -> None:
+    match = play_match(seats, options, seed, choice_seed)
+    state = match.state
+    assert state.result is not None and state.result["reason"] == "finished"
+    assert match.kinds()["hand_over"] == 1 and match.kinds()["hand_dealt"] == 1
+    (over,) = [event for event in match.events if event["public"]["type"] == "hand_over"]
+    assert state.result["totals"] == over["public"]["scores"]
 
 
 @settings(PROPERTIES, max_examples=25)

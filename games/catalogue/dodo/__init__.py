@@ -16,9 +16,9 @@ GAME = register(
         presentation=PRESENTATION,
         rules_page=Path(__file__).with_name("rules.md"),
         bot=POLICY,
-        # The lowest line the rules allow: a deal or two.
+        # One deal (the house rule one_hand), or the rulebook's match.
         formats=(
-            Format("short", "A short match, the line at 50", {"target": 50}),
+            Format("short", "One hand", {"one_hand": True}),
             Format("full", "The full match, the line at 200"),
         ),
     )

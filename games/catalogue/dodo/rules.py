@@ -38,6 +38,9 @@ fits and lay it; with nothing left to draw and nothing that fits you pass.
   ``target`` (200) is the last; the lowest total wins. With
   ``crazy_eights_scoring`` the one who goes out scores every card left in the
   other hands, the highest total wins and the black-queen score is dropped.
+  With ``one_hand`` (a house rule of our own, since ``dodo/3``) the first deal is
+  the last, placed by its scores as a match is by its totals; ``dodo/2``
+  (``Dodo2``) is kept for its tables and records.
 * All seats passing in a row (nothing fits and there is nothing to draw)
   blocks the deal: everybody's hand is scored as if somebody else had gone
   out; with ``crazy_eights_scoring``, the lowest count scores its differences
@@ -94,6 +97,7 @@ from games.rules.base import (
     ActionForm,
     Event,
     Field,
+    InvalidOptions,
     ListedAction,
     ListedCards,
     Option,
@@ -114,6 +118,7 @@ _OF_RANK = {rank: frozenset(rank + suit for suit in SUITS) for rank in RANKS}  #
 _OF_SUIT = {suit: frozenset(rank + suit for rank in RANKS) for suit in SUITS}  # a suit's cards
 _CHAIN_ANSWERS = _OF_RANK["2"] | _OF_RANK["4"]
 CHAIN_VALUES = {"2": 2, "4": 4}
+TARGET = 200  # "play until somebody goes over two hundred"
 # Where each card sits in a hand as people hold it (by suit, then rank).
 HAND_ORDER = {card: index for index, card in enumerate(sort_hand(list(STANDARD_PACK)))}
 
@@ -564,7 +569,9 @@ class DodoState(EightsState):
         return self._score(summary | ({"repeated": True} if repeated else {}), chance)
 
     def match_over(self) -> bool:
-        return max(self.totals) > self.target  # "until somebody goes over"
+        # dodo/3's one_hand: the first deal is the last, whatever the totals (a blocked
+        # deal may score nothing); otherwise "until somebody goes over".
+        return bool(self.options.get("one_hand")) or max(self.totals) > self.target
 
     # -- views ---------------------------------------------------------------
 
@@ -596,8 +603,9 @@ class Dodo(CrazyEights):
     id = "dodo"
     name = "Dodo"
     # /2: each ace costs a turn, a jack at two reverses, the catch outlives a swap, and
-    # only a circle of forced actions blocks a deal.
-    version = "dodo/2"
+    # only a circle of forced actions blocks a deal. /3: the house rule one_hand (a new
+    # option changes every saved state's options, so it is a version of its own).
+    version = "dodo/3"
     rulebook = "dodo.txt"
     higher_wins = False  # fewest points win, unless crazy_eights_scoring
     min_seats = 2
@@ -642,7 +650,7 @@ class Dodo(CrazyEights):
         Option(
             "target",
             "int",
-            200,
+            TARGET,
             "the line: the deal that takes somebody's total over it is the last",
             minimum=50,
             maximum=1000,
@@ -680,17 +688,46 @@ class Dodo(CrazyEights):
             "house rule: with two players a jack is a skip, you play again (the rule: it "
             "reverses, which at two changes nothing)",
         ),
+        Option(
+            "one_hand",
+            "bool",
+            False,
+            "house rule: the match is a single deal, scored as the rules score it; the lowest "
+            "total wins (the highest with crazy_eights_scoring)",
+        ),
     )
 
     def hand_size(self, seats: int, options: Mapping[str, Any]) -> int:
         return 7 if seats == 2 or options["seven_cards"] else 5
 
     def target(self, seats: int, options: Mapping[str, Any]) -> int:
-        return int(options["target"])
+        # A single deal has no line: 0, as Crazy Eights' one_hand (the state ends it).
+        return 0 if options["one_hand"] else int(options["target"])
+
+    def check_combination(self, seats: int, options: dict[str, Any]) -> None:
+        if options["one_hand"] and options["target"] != TARGET:
+            raise InvalidOptions(
+                f"a one-hand match has no line: target applies only without one_hand "
+                f"(leave it at {TARGET})"
+            )
 
     def pack(self, seats: int, options: Mapping[str, Any]) -> tuple[str, ...]:
         single = super().pack(seats, options)
         return single * 2 if seats >= 6 or options["two_packs"] else single
+
+
+class Dodo2(Dodo):
+    """``dodo/2``, kept so that its tables play on and its records verify under it:
+    ``dodo/3`` without the house rule ``one_hand`` (the line is always ``target``)."""
+
+    version = "dodo/2"
+    options = tuple(option for option in Dodo.options if option.name != "one_hand")
+
+    def target(self, seats: int, options: Mapping[str, Any]) -> int:
+        return int(options["target"])
+
+    def check_combination(self, seats: int, options: dict[str, Any]) -> None:
+        """No combination refused, as before ``one_hand``."""
 
 
 class Dodo1State(DodoState):
@@ -702,7 +739,7 @@ class Dodo1State(DodoState):
     forced_repeats_only = False  # any position held twice with the stock empty blocks
 
 
-class Dodo1(Dodo):
+class Dodo1(Dodo2):
     """``dodo/1``, kept so that its tables play on and its records verify under it.
 
     What ``dodo/2`` changed, restored: aces laid together passed over that many
@@ -715,7 +752,7 @@ class Dodo1(Dodo):
 
     version = "dodo/1"
     state_class = Dodo1State
-    options = tuple(option for option in Dodo.options if option.name != "jacks_skip_at_two")
+    options = tuple(option for option in Dodo2.options if option.name != "jacks_skip_at_two")
 
 
 def grouped_plays(
@@ -903,7 +940,16 @@ def sub_multisets(cards: list[T]) -> list[list[T]]:
 # Every version of Dodo a table, and so a record, may be made under, the current one
 # first: its package registers them (``__init__``), and the stand-alone verifier finds them
 # here (games.catalogue.rulesets), without the game's bot or its look.
-RULESETS: tuple[Ruleset, ...] = (Dodo(), Dodo1())
+RULESETS: tuple[Ruleset, ...] = (Dodo(), Dodo2(), Dodo1())
 
 
-__all__ = ["BLACK_QUEENS", "RULESETS", "Dodo", "Dodo1", "Dodo1State", "DodoState", "deal_scores"]
+__all__ = [
+    "BLACK_QUEENS",
+    "RULESETS",
+    "Dodo",
+    "Dodo1",
+    "Dodo1State",
+    "Dodo2",
+    "DodoState",
+    "deal_scores",
+]
