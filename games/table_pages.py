@@ -223,6 +223,36 @@ def _seat_rows(
     return rows[after:] + rows[:after]
 
 
+def _ring(rows: list[dict[str, Any]], you: int | None) -> dict[str, Any]:
+    """The seats placed around the table's middle, in turn order from the viewer's left.
+
+    Up the left side, along the top, down the right side; the viewer's own seat
+    at the bottom, by their hand (a spectator's table has nobody there). The
+    sides take a third of the others each, the top the rest.
+
+    >>> seats = [{"seat": n} for n in (1, 2, 3, 0)]
+    >>> ring = _ring(seats, 0)
+    >>> [[row["seat"] for row in ring[side]] for side in ("left", "top", "right", "bottom")]
+    [[1], [2], [3], [0]]
+    >>> ring = _ring([{"seat": n} for n in range(10)], None)
+    >>> [len(ring[side]) for side in ("left", "top", "right", "bottom")], ring["sides"]
+    ([3, 4, 3, 0], 3)
+    >>> [len(_ring([{"seat": n} for n in range(k)], 0)["top"]) for k in range(2, 11)]
+    [1, 0, 1, 2, 1, 2, 3, 2, 3]
+    """
+    others = rows[:-1] if you is not None else rows
+    bottom = rows[-1:] if you is not None else []
+    side = (len(others) + 1) // 3
+    top = len(others) - 2 * side
+    return {
+        "left": others[:side],
+        "top": others[side : side + top],
+        "right": others[side + top :],
+        "bottom": bottom,
+        "sides": side,
+    }
+
+
 def _placings(
     result: Mapping[str, Any] | None, names: Callable[[int], str], urls: Mapping[int, str | None]
 ) -> list[dict]:
@@ -355,6 +385,7 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
             and any(seat.is_free for seat in seats)
         ),
         "seats": seat_rows,
+        "ring": _ring(seat_rows, you),
         "bot_fill": (
             {"at": table.bot_fill_at, "level": table.bot_fill_level} if view["bot_fill"] else None
         ),

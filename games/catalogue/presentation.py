@@ -166,6 +166,9 @@ class Presentation:
     result_board_template: str | None = None
     # A fragment said under the viewer's hand (or None).
     hand_notes_template: str | None = None
+    # A fragment drawn in each seat's box at the table in play, with ``seat`` its row of
+    # the players' list (what mark_seats added to it), or None.
+    seat_notes_template: str | None = None
     # The game's own stylesheet (``games/<game id>/<file>.css``, in its folder: found by
     # ``games.static_finder``), linked by the table page and the replay; or None.
     stylesheet: str | None = None

@@ -475,7 +475,7 @@
 
   // On a phone the hand is docked at the bottom of the screen (table.css), over the rest of
   // the page, which scrolls. At the page's load, what is clicked on the table (the stock, a
-  // centre card) and what a game's board keeps in view (data-in-view: Dingo's stage) would
+  // centre card) and what a game's board keeps in view (data-in-view: a round in words) would
   // sit under the hand or below it, behind the title, the seats and any message. Scroll so
   // that it shows above the hand, with as much of the board above it as fits: the turn,
   // else the seats, else the table's middle at the top.

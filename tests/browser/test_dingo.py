@@ -6,7 +6,8 @@ clicks a move button (a discard, a pass, an answer to a hunt); the bots' steps
 appear on her page by themselves (the bots move from the outbox after each of
 her moves commits; in the test settings that work runs at once). On the way
 the page is checked as a player reads it, and photographed at a desktop's
-and a phone's width: the round in words, the compass with the dealer, the
+and a phone's width: the round in words, the seats around the middle (each
+once, at its place of the compass, the dealer South, Ann's at the bottom), the
 rabbits, the discard pile, the cards she passed and received, the hunt with
 the dingo, the wolves so far and whose answer is awaited, and at the end the
 places and the score sheet. axe-core finds no serious violation at any of
@@ -93,10 +94,17 @@ def test_a_person_plays_a_whole_deal_of_dingo_against_three_bots(
         dingo = page.locator("#board .dingo")
         heading = page.locator("#board-heading")
         expect(heading).to_have_text("Your turn.")
-        # The compass: every seat at its place, the dealer South.
+        # The seats: each once, around the middle, at its place of the compass, the
+        # dealer South; Ann's at the bottom; no second compass of seats in the middle.
+        seats = page.locator("#board .seat-box")
+        expect(seats).to_have_count(4)
         for where in ("South", "West", "North", "East"):
-            expect(dingo.locator(f"h3:has-text('{where}:')")).to_have_count(1)
-        expect(dingo.locator(".at-S .tag-dealer")).to_have_text("dealer")
+            expect(seats.locator(".tag-where", has_text=where)).to_have_count(1)
+        expect(
+            seats.filter(has=page.locator(".tag-where", has_text="South")).locator(".tag-dealer")
+        ).to_have_text("dealer")
+        expect(page.locator("#board .seat-side.at-bottom .seat-box.you")).to_have_count(1)
+        expect(dingo.locator(".compass-seat")).to_have_count(0)
         expect(dingo.locator(".rabbits li")).to_have_count(13)
         stage = dingo.locator(".dingo-stage").inner_text()
         buttons = board.buttons()

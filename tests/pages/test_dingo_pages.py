@@ -3,7 +3,9 @@
 The page draws what the API shows the viewer (``table_view``): the twelve
 rabbits and what became of each, the hunt in progress and whose answer is
 awaited, the discard pile's top and size, each seat at its place of the
-compass (the dealer South) with its scoring and penalty piles and total, the
+compass (the dealer South) with its scoring and penalty piles and total (in
+play the page's seats around the middle, the viewer's at the bottom; in the
+replay and at the end Dingo's compass), the
 round in words, the viewer's hand and the cards it passed and received, and a
 button for each legal action in the engine's words, grouped as discards,
 passes and answers. A card of another hand appears nowhere: a passed card only
@@ -37,6 +39,7 @@ from tests.test_pages_csp import assert_meets_the_policy
 pytestmark = pytest.mark.django_db
 
 CARD = re.compile(r"\b[A2-9TJQK][CDHS]\b")
+SEAT_BOX = re.compile(r'<li class="seat-box.*?data-seat-news>.*?</p>\s*</li>', re.DOTALL)
 
 
 def dingo_table(seed: bytes) -> Table:
@@ -77,8 +80,23 @@ def test_the_page_draws_the_compass_the_rabbits_the_discards_and_my_discards_as_
     assert_meets_the_policy(response)
     html = response.content.decode()
     assert "Discards, round 1 of 4" in html
-    assert "South: " in html and "West: " in html and "North: " in html and "East: " in html
-    assert '<span class="tag-dealer">dealer</span>' in html
+    # Each seat once, around the middle: the page's seats, each with its place of the
+    # compass and its piles; no second compass of seats in the middle.
+    boxes = SEAT_BOX.findall(html)
+    assert len(boxes) == 4, boxes
+    assert sorted(re.search(r'class="tag-where">(\w+)<', box)[1] for box in boxes) == [
+        "East",
+        "North",
+        "South",
+        "West",
+    ]
+    assert all("Scoring pile" in box and "Penalty pile" in box for box in boxes)
+    assert "compass-seat" not in html and html.count("Scoring pile") == 4
+    # The viewer's own seat last, at the bottom; the others from their left in turn.
+    seats = [int(re.search(r'data-seat="(\d)"', box)[1]) for box in boxes]
+    assert seats == [(dealer + k) % 4 for k in (1, 2, 3, 0)]
+    assert 'class="seat-side at-bottom"' in html and "(you)</strong>" in boxes[-1]
+    assert '<span class="tag-dealer">dealer</span>' in boxes[-1]
     for rank in "23456789TJQK":  # the twelve rabbits, still to hunt
         assert f"{card_face(rank + 'D')['name']} ({rank}D): still to hunt" in html
     assert "in a hand until the Ace hunt" in html

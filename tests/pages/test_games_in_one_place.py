@@ -116,6 +116,7 @@ def test_each_games_fragments_are_found_by_the_names_its_presentation_gives(game
         presentation.replay_board_template,
         presentation.result_board_template,
         presentation.hand_notes_template,
+        presentation.seat_notes_template,
     ]
     for name in filter(None, names):
         assert get_template(name).origin.name.endswith(Path(name).name)

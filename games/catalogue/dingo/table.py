@@ -91,11 +91,15 @@ def _stage(board: Mapping[str, Any], names: Names) -> tuple[str, str, str | None
 
 
 class Dingo(Presentation):
-    board_template = "games/dingo/board.html"
+    # In play the middle alone: the table page's seats around it are the seating, each
+    # with its place of the compass and its piles (mark_seats, seat_piles.html).
+    board_template = "games/dingo/middle.html"
+    seat_notes_template = "games/dingo/seat_piles.html"
     stylesheet = "games/dingo/table.css"
-    replay_board_template = board_template
+    # The replay and the end have no seats of the page's: the compass is drawn whole.
+    replay_board_template = "games/dingo/board.html"
     # After the end the piles still tell how each deal was scored.
-    result_board_template = board_template
+    result_board_template = replay_board_template
     hand_notes_template = "games/dingo/hand_notes.html"
     hand_word = "deal"
     played_key = "deals_played"
@@ -150,7 +154,15 @@ class Dingo(Presentation):
                     "disqualified": seat in (board.get("disqualified") or []),
                 }
             )
-        by_letter = {place["letter"]: place for place in places}
+        # Around the table from the viewer (else South) at the bottom: the next seat in
+        # turn on their left, as the page's seats sit.
+        bottom = next((row["seat"] for row in seats if row.get("you")), None)
+        if bottom is None:
+            bottom = board["compass"].index("S") if "S" in board["compass"] else 0
+        spots, around = ("bottom", "left", "top", "right"), max(len(places), 1)
+        for place in places:
+            place["spot"] = spots[(place["seat"] - bottom) % around % len(spots)]
+        places.sort(key=lambda place: (place["seat"] - bottom) % around)
         stage, doing, step = _stage(board, names)
         hunt_words = None
         if hunt:
@@ -174,7 +186,7 @@ class Dingo(Presentation):
             "rabbits": rabbits,
             "hunting": bool(hunt and hunt["rabbit"] is not None),
             "ace_rabbit": ace,
-            "places": [by_letter[letter] for letter in "SWNE" if letter in by_letter],
+            "places": places,
             "stage": stage,
             "doing": doing,
             "step": step,
@@ -198,12 +210,21 @@ class Dingo(Presentation):
     def mark_seats(
         self, seats: list[dict[str, Any]], game_board: Mapping[str, Any], playing: bool
     ) -> None:
-        """While the deal is played, each player's place of the compass beside their name."""
+        """While the deal is played, each player's place of the compass beside their name,
+        and their scoring and penalty piles in their seat (seat_piles.html)."""
         if not playing:
             return
-        where = {place["seat"]: place["where"] for place in game_board["places"]}
+        by_seat = {place["seat"]: place for place in game_board["places"]}
         for row in seats:
-            row["where"] = where.get(row["seat"])
+            place = by_seat.get(row["seat"])
+            if place is None:
+                continue
+            row["where"] = place["where"]
+            row["piles"] = {
+                "scoring": place["scoring"],
+                "penalty": place["penalty"],
+                "disqualified": place["disqualified"],
+            }
 
     def retitle(
         self, groups: list[dict[str, Any]], game_board: Mapping[str, Any], names: Names
