@@ -486,11 +486,14 @@ class Ruleset(ABC):
         return None
 
     def game_over_text(self, event: Mapping[str, Any], names: Names) -> str:
+        # In the order of the places (then of the seats, for a place shared), as the end's
+        # heading and its list of places read: the winner first.
+        ranked = sorted(
+            enumerate(zip(event["places"], event["totals"], strict=True)),
+            key=lambda seated: (seated[1][0], seated[0]),
+        )
         places = ", ".join(
-            f"{names(seat)} {ordinal(place)} ({total})"
-            for seat, (place, total) in enumerate(
-                zip(event["places"], event["totals"], strict=True)
-            )
+            f"{names(seat)} {ordinal(place)} ({total})" for seat, (place, total) in ranked
         )
         reason = event["reason"]
         if reason == FINISHED:

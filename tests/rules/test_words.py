@@ -177,7 +177,7 @@ def test_names_come_from_the_caller() -> None:
                 "places": [2, 1],
                 "totals": [40, 104],
             },
-            "the game is over: seat 0 2nd (40), seat 1 1st (104)",
+            "the game is over: seat 1 1st (104), seat 0 2nd (40)",
         ),
         (
             "dodo",
@@ -188,7 +188,7 @@ def test_names_come_from_the_caller() -> None:
                 "places": [1, 3, 1],
                 "totals": [5, 9, 5],
             },
-            "the game is over, seat 1 resigned: seat 0 1st (5), seat 1 3rd (9), seat 2 1st (5)",
+            "the game is over, seat 1 resigned: seat 0 1st (5), seat 2 1st (5), seat 1 3rd (9)",
         ),
         # Without the fields that make its words, an event is quoted.
         ("dodo", {"type": "swap", "seat": 0}, '{"type": "swap", "seat": 0}'),
