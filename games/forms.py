@@ -36,10 +36,11 @@ DEADLINES = (
 DEFAULT_DEADLINE = 86400
 # The waits a host picks from before bots fill the seats still free (seconds).
 BOT_FILLS = (10 * 60, 3600, 6 * 3600, 86400, 3 * 86400)
+# Short enough for a phone's select (about 32 characters at 360 px): a longer one is cut.
 BOT_LEVEL_WORDS = {
-    BotLevel.EASY: "Easy: plays any legal card, at random",
-    BotLevel.NORMAL: "Normal: follows the rulebook's advice",
-    BotLevel.STRONG: "Strong: thinks through the cards it cannot see",
+    BotLevel.EASY: "Easy: any legal card, at random",
+    BotLevel.NORMAL: "Normal: the rulebook's advice",
+    BotLevel.STRONG: "Strong: weighs the unseen cards",
 }
 
 _UNITS = (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))

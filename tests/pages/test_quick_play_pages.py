@@ -12,6 +12,7 @@ from django.urls import reverse
 from games import services
 from games.catalogue import GAMES, Game, find_game
 from games.catalogue.registry import Format, register, unregister
+from games.forms import BOT_LEVEL_WORDS
 from games.models import Seat, Table
 from tests.factories import finished_table, make_users, open_table, started_table
 from tests.games.test_toy_game import toy  # noqa: F401 (the fixture)
@@ -319,3 +320,9 @@ def test_play_again_refuses_a_visitor_a_get_an_unknown_table_and_a_missing_csrf_
     assert browser(ann, enforce_csrf_checks=True).post(again_url(old.pk)).status_code == 403
     assert Table.objects.count() == 1
     assert Seat.objects.filter(table=old).count() == 2
+
+
+def test_each_level_of_the_computer_is_said_in_words_a_phones_select_shows_whole() -> None:
+    """A select shows its chosen option on one line: at 360 px about 32 characters of it
+    (the audit's screenshot cut 'Normal: follows the rulebook's ad…')."""
+    assert all(len(words) <= 32 for words in BOT_LEVEL_WORDS.values()), BOT_LEVEL_WORDS
