@@ -718,8 +718,16 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    # No badge from validator.swagger.io: every asset is served by Fairdeal.
-    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    # No badge from validator.swagger.io: every asset is served by Fairdeal. No deep
+    # links: with them Swagger UI puts a link (the path, <a href="#/...">) inside each
+    # operation's summary button, a control within a control (axe's nested-interactive).
+    # No syntax highlighting: its colours are inline, too faint on its dark ground, and
+    # its code boxes scroll sideways out of the keyboard's reach; plain <pre> blocks wrap.
+    "SWAGGER_UI_SETTINGS": {
+        "deepLinking": False,
+        "validatorUrl": None,
+        "syntaxHighlight": {"activated": False},
+    },
     # One name for the bots' levels, wherever a schema lists them.
     "ENUM_NAME_OVERRIDES": {"BotLevel": "games.models.BotLevel"},
     "REDOC_DIST": "SIDECAR",
