@@ -718,16 +718,21 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    # No badge from validator.swagger.io: every asset is served by Fairdeal. No deep
-    # links: with them Swagger UI puts a link (the path, <a href="#/...">) inside each
-    # operation's summary button, a control within a control (axe's nested-interactive).
-    # No syntax highlighting: its colours are inline, too faint on its dark ground, and
-    # its code boxes scroll sideways out of the keyboard's reach; plain <pre> blocks wrap.
-    "SWAGGER_UI_SETTINGS": {
-        "deepLinking": False,
-        "validatorUrl": None,
-        "syntaxHighlight": {"activated": False},
-    },
+    # Swagger UI's configuration, as JavaScript (drf-spectacular passes a string as it is)
+    # for its plugins. No badge from validator.swagger.io: every asset is served by
+    # Fairdeal. No deep links: with them Swagger UI puts a link (the path, <a href="#/...">)
+    # inside each operation's summary button, a control within a control (axe's
+    # nested-interactive). No syntax highlighting: its colours are inline, too faint on
+    # its dark ground, and its code boxes scroll sideways out of the keyboard's reach;
+    # plain <pre> blocks wrap. Our plugins, from static/fairdeal/api-docs.js (names for a
+    # request body's box and a dialog's close cross), go with Swagger UI's preset rather
+    # than in `plugins`, which would take the place of drf-spectacular's own.
+    "SWAGGER_UI_SETTINGS": """{
+  "deepLinking": false,
+  "validatorUrl": null,
+  "syntaxHighlight": {"activated": false},
+  "presets": [SwaggerUIBundle.presets.apis, ...window.fairdealApiDocsPlugins]
+}""",
     # One name for the bots' levels, wherever a schema lists them.
     "ENUM_NAME_OVERRIDES": {"BotLevel": "games.models.BotLevel"},
     "REDOC_DIST": "SIDECAR",

@@ -219,9 +219,10 @@ def test_the_other_pages_have_no_serious_accessibility_violation_either(
 def test_the_api_documentation_has_no_serious_accessibility_violation(
     browser: Any, site: str, width: str, serious_violations: Any
 ) -> None:
-    """Swagger UI's page once it has drawn the operations, and again with one of them
-    opened, tried out and its answer shown: the page still works, and axe finds nothing
-    serious in either."""
+    """Swagger UI's page once it has drawn the operations; again with one of them opened,
+    tried out and its answer shown; with an operation that takes a path's parameter and a
+    body, tried out; and with the Authorize dialog open: the page still works, and axe
+    finds nothing serious in any of them."""
     page = browser.new_context(viewport=WIDTHS[width]).new_page()
     page.goto(site + "/api/docs/")
     page.locator("#swagger-ui .opblock").first.wait_for()  # drawn by Swagger UI's script
@@ -235,3 +236,16 @@ def test_the_api_documentation_has_no_serious_accessibility_violation(
         "200"
     )
     assert serious_violations(page) == []
+
+    operation = page.locator("#operations-tables-tables_moves_create")  # POST .../{id}/moves/
+    operation.locator(".opblock-summary-control").click()
+    operation.get_by_role("button", name="Try it out").click()
+    expect(operation.get_by_role("textbox", name="Request body")).to_be_editable()
+    assert serious_violations(page) == []
+
+    page.locator(".auth-wrapper").get_by_role("button", name="Authorize").click()
+    dialog = page.locator(".modal-ux")
+    expect(dialog.get_by_role("heading", name="Available authorizations")).to_be_visible()
+    assert serious_violations(page) == []
+    dialog.locator(".modal-ux-header").get_by_role("button", name="Close").click()  # the cross
+    expect(dialog).to_have_count(0)
