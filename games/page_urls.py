@@ -38,6 +38,7 @@ urlpatterns = [
     path("tables/<row:table_id>/decline/", invitation_pages.decline, name="table-decline-page"),
     path("tables/<row:table_id>/", table_pages.table_page, name="table-page"),
     path("tables/<row:table_id>/version/", table_pages.table_version, name="table-version"),
+    path("tables/<row:table_id>/board/", table_pages.table_board, name="table-board"),
     path("tables/<row:table_id>/move/", table_pages.table_move, name="table-move-page"),
     path("tables/<row:table_id>/resign/", table_pages.table_resign, name="table-resign-page"),
     path("tables/<row:table_id>/replay/", replay_pages.table_replay, name="table-replay"),

@@ -40,10 +40,10 @@ from fairplay.services import seed_for
 from games import selectors
 from games.catalogue import find_game, find_ruleset
 from games.catalogue.presentation import Names, Presentation
-from games.models import Move, Table
+from games.models import Table
 from games.rules import Event, Ruleset
 from games.rules.replay import Act, Forfeit, replay
-from games.table_pages import table_or_404, table_url
+from games.table_pages import log_of, table_or_404, table_url
 
 EVENTS_TEMPLATE = "games/_replay_events.html"
 BOARD_TEMPLATE = "games/_replay_board.html"
@@ -55,16 +55,6 @@ DRAWN = LocMemCache("fairdeal-replays", {"TIMEOUT": 15 * 60, "OPTIONS": {"MAX_EN
 # The fragments' indentation, said hundreds of times over: a run of white space that
 # holds a line break draws as one (no piece holds a <pre>), so it is kept as one.
 INDENTATION = re.compile(r"\s*\n\s*")
-
-
-def _log_of(moves: Sequence[Move]) -> list[Act | Forfeit]:
-    return [
-        Act(move.seat, move.action)
-        if move.kind == Move.Kind.ACTION
-        else Forfeit(move.seat, move.action["reason"])
-        for move in moves
-        if move.kind != Move.Kind.START
-    ]
 
 
 def _event_seen(event: Event) -> dict[str, Any]:
@@ -183,7 +173,7 @@ def draw_replay(
 def replay_of(table: Table, ruleset: Ruleset, presentation: Presentation) -> Replay:
     """The finished match drawn step by step; read back when this process drew it lately."""
     moves = list(table.moves.order_by("seq"))
-    log = _log_of(moves)
+    log = log_of(moves)
     seed = seed_for(table)
     names = selectors.seat_names(table)
     # Everything the drawing depends on: the rules, the seats' names, the seed and the log.

@@ -9,10 +9,14 @@ nothing; a success goes back to the table.
 
 ``tables/<id>/version/`` is what ``static/fairdeal/table.js`` polls to know when
 to fetch the page's board again (``?fragment=1``); ``docs/pages.md`` says why.
+``tables/<id>/board/?version=V`` is the viewer's board as it was at version V,
+replayed from the log (:func:`view_at`): table.js shows several new moves on it,
+one board after another.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -38,13 +42,15 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from config.errors import ServiceError
+from fairplay.services import seed_for
 from games import archive, privacy, selectors, services
 from games.catalogue import find_game, find_ruleset
 from games.forms import deadline_words
-from games.models import Seated, Table
+from games.models import Move, Seated, Table
 from games.pages import options_in_words, player_url
 from games.rules import RulesError
 from games.rules.base import FINISHED, ordinal
+from games.rules.replay import Act, Forfeit, replay
 
 # A posted action is a small JSON object (the longest of any game, eight cards of a rank and
 # a suit, is under 120 characters): anything longer is refused before it is parsed.
@@ -328,13 +334,17 @@ def _moves_on_the_table(
     return [button for button in buttons if not button["keys"] and not button["call"]]
 
 
-def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
-    """Everything the table page and its board fragment show, from :func:`table_view`.
+def table_context(
+    request: HttpRequest, table: Table, view: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Everything the table page and its board fragment show, from :func:`table_view`
+    (or ``view``, the table as it was at an earlier version: :func:`view_at`).
 
     The game's presentation (``games/catalogue``) draws what is its own: its
     cards, its board and the fragment that shows it, its buttons and their groups.
     """
-    view = selectors.table_view(table, request.user)
+    if view is None:
+        view = selectors.table_view(table, request.user)
     ruleset = find_ruleset(table.game, table.ruleset_version)
     presentation = find_game(ruleset.id).presentation
     names = selectors.seat_names(table)
@@ -424,6 +434,7 @@ def table_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "record_url": record_url,
         "verify_url": view["verify_url"],
         "version_url": reverse("table-version", args=[table.pk]),
+        "board_url": reverse("table-board", args=[table.pk]),
         "poll_ms": settings.FAIRDEAL_POLL_MS,
         "reveal_ms": settings.FAIRDEAL_REVEAL_MS,
         "move_url": reverse("table-move-page", args=[table.pk]),
@@ -477,6 +488,101 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     if _wants_fragment(request):
         return render(request, "games/_table_board.html", context)
     return render(request, "games/table.html", context)
+
+
+def log_of(moves: Sequence[Move]) -> list[Act | Forfeit]:
+    """The table's log (its ``Move`` rows, in order) as the engine replays it."""
+    return [
+        Act(move.seat, move.action)
+        if move.kind == Move.Kind.ACTION
+        else Forfeit(move.seat, move.action["reason"])
+        for move in moves
+        if move.kind != Move.Kind.START
+    ]
+
+
+class UnreadableVersion(ValueError):
+    """The version asked for is not one of the table's: its message says why."""
+
+
+def _asked_version(request: HttpRequest, table: Table) -> int:
+    raw = request.GET.get("version", "").strip()
+    if not re.fullmatch(r"\d{1,9}", raw):
+        raise UnreadableVersion("say which version of the table to draw: ?version= and a number")
+    version = int(raw)
+    if table.state is None or table.version < 1:
+        raise UnreadableVersion("no move has been made at this table yet")
+    if not 1 <= version <= table.version:
+        raise UnreadableVersion(f"this table has versions 1 to {table.version}, not {version}")
+    return version
+
+
+def view_at(table: Table, user: AbstractBaseUser | AnonymousUser, version: int) -> dict[str, Any]:
+    """The table as ``user`` saw it at ``version``: the engine replays the table's log from
+    its seed to that move, and the view is the replayed state's view for the viewer's own
+    seat (their hand and what everyone sees), never another's cards or the stock.
+
+    What the state does not hold (the seats' names, the table's links) is as it is now;
+    the deadlines then are not kept, so none is shown; the log is the dozen moves up to
+    that version, as the page showed them then.
+    """
+    view = selectors.table_view(table, user)
+    if version == table.version:
+        return view
+    ruleset = find_ruleset(table.game, table.ruleset_version)
+    moves = list(table.moves.filter(seq__lte=version).order_by("seq"))
+    log = log_of(moves)
+    *_, last = replay(ruleset, table.seat_count, table.options, seed_for(table), log)
+    state = last.state
+    seat = view["you"]["seat"] if view["you"] else None
+    seen = state.view(seat)
+    counts, totals = seen.pop("card_counts"), seen.pop("totals")
+    you = seen.pop("you", None)
+    # The log as it was: the moves up to ``version``, worded as the page words them.
+    then = copy.copy(table)
+    then.log_tail = [move.entry() for move in moves if move.seq > version - selectors.RECENT_MOVES]
+    return {
+        **view,
+        "status": Table.Status.PLAYING,
+        "version": version,
+        "to_act": list(state.to_act),
+        "deadline": None,
+        "you": you,
+        "legal_actions": state.legal_actions(seat) if seat is not None else [],
+        "board": seen,
+        "result": None,
+        "seats": [
+            {**row, "cards": counts[row["seat"]], "total": totals[row["seat"]], "deadline": None}
+            for row in view["seats"]
+        ],
+        "recent": selectors.recent_events(then, seat, ruleset),
+    }
+
+
+@require_safe
+@never_cache
+def table_board(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The viewer's board as it was at ``?version=V`` (1 to the table's version), for
+    table.js to show several moves one at a time, each on its own board; 400 in words for
+    a version the table never had."""
+    table = table_or_404(table_id, request.user)
+    try:
+        version = _asked_version(request, table)
+    except UnreadableVersion as error:
+        return HttpResponse(
+            f"That board could not be drawn: {error}.",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
+    past = version < table.version
+    context = table_context(request, table, view_at(table, request.user, version))
+    if past:
+        context["deadline_at"] = None
+        for row in context["seats"]:
+            row["deadline_at"] = None
+    response = render(request, "games/_table_board.html", context)
+    response[BOARD_HEADER] = "1"
+    return response
 
 
 @require_safe

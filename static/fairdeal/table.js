@@ -19,9 +19,13 @@
    it fetches the board again (?fragment=1). After a move, and while the table moves, it
    asks a quarter of a second later, then half a second, a second, and back to 2 seconds:
    the computer's answers show at once, not at the next of the 2-second polls. Several
-   moves since the last look (the bots' answers) are shown one at a time, each marked at
-   its seat, the last one left marked; the aria-live region reads them out (no poll while
-   they are shown). docs/pages.md says why polling and not a socket. */
+   moves since the last look (the bots' answers) are shown one at a time: the board as it
+   was after each (GET tables/<id>/board/?version=V, the viewer's own view of that
+   version, the last dozen at most), a short pause each, the move marked in the log and
+   at its seat, the last one left marked; the aria-live region reads them out (no poll
+   while they are shown). A click while they are shown brings the table as it is now.
+   With prefers-reduced-motion the latest board is drawn at once, the last move marked
+   and every one read out. docs/pages.md says why polling and not a socket. */
 (function () {
   "use strict";
 
@@ -38,11 +42,16 @@
   var live = document.getElementById("table-live");
   var versionUrl = board.getAttribute("data-version-url");
   var fragmentUrl = board.getAttribute("data-fragment-url");
+  var boardUrl = board.getAttribute("data-board-url");
+  var MOST_BOARDS = 12; // the earlier boards shown for several new moves, the newest ones
   var delay = INTERVAL;
   var timer = null;
   var polling = false; // a poll is on its way
   var sending = false; // a move is on its way
   var revealing = null; // the timer showing new moves one at a time
+  var round = 0; // each showing of new moves, or a move sent, ends the one before
+  var stepping = false; // earlier boards are being fetched or shown
+  var hurry = null; // while an earlier board is shown: draws the table as it is now
   var listOpen = false; // whether the player left the list of every move open
   var selection = []; // the clicked elements, in order
 
@@ -207,6 +216,10 @@
 
   function choose(element) {
     if (sending) return;
+    if (hurry) { // a click on an earlier board: the table as it is now, to play on
+      hurry();
+      return;
+    }
     if (element.getAttribute("aria-disabled") === "true") {
       say("That cannot be played now.");
       return;
@@ -332,9 +345,12 @@
     })();
   }
 
-  function swap(html, own) {
-    var before = lastSeq();
-    var heading = (document.getElementById("board-heading") || {}).textContent || "";
+  function stillness() {
+    return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+  }
+
+  // Put ``html`` in the board, keeping the list's state, the focus and the scroll.
+  function draw(html) {
     var was = focusKey();
     var x = window.scrollX, y = window.scrollY;
     var list = board.querySelector("[data-move-list]");
@@ -348,15 +364,98 @@
     window.scrollTo(x, y);
     showWaiting();
     if (window.fairdealTime) window.fairdealTime.refresh();
+  }
+
+  // The seqs of the log's entries in a board not yet drawn, oldest first.
+  function seqsIn(html) {
+    var parsed = document.createElement("template");
+    parsed.innerHTML = html;
+    return Array.prototype.map.call(parsed.content.querySelectorAll(".log-entries > [data-seq]"), function (entry) {
+      return Number(entry.getAttribute("data-seq"));
+    }).sort(function (a, b) { return a - b; });
+  }
+
+  // End whatever showing of new moves is under way (a later board, or a move, replaces it).
+  function stop() {
+    round += 1;
+    window.clearTimeout(revealing);
+    revealing = null;
+    stepping = false;
+    hurry = null;
+  }
+
+  // Draw the newest board; the moves after ``before`` marked one at a time on it (one
+  // only, for the player's own move, or when motion is reduced), and said.
+  function land(html, own, before, heading) {
+    draw(html);
     var arrived = newer(before);
     var now = (document.getElementById("board-heading") || {}).textContent || "";
     var message = board.querySelector(".table-messages .message");
-    reveal(own ? arrived.slice(-1) : arrived, function () {
+    var at = own || stillness() ? arrived.slice(-1) : arrived;
+    reveal(at, function () {
       var lines = [];
       if (message) lines.push(message.textContent.trim());
       else if (arrived.length === 1) lines.push(words(arrived[0]));
+      else if (arrived.length > 1 && at.length === 1 && !own) lines.push(arrived.map(words).join(". "));
       if (now.trim() && now.trim() !== heading.trim()) lines.push(now.trim());
       say(lines.join(" "));
+    });
+  }
+
+  function swap(html, own) {
+    var before = lastSeq();
+    var heading = (document.getElementById("board-heading") || {}).textContent || "";
+    stop();
+    // Several moves by the others: first the board as it was after each but the last (the
+    // newest of them), then this one.
+    var versions = [];
+    if (!own && boardUrl && !stillness()) {
+      versions = seqsIn(html).filter(function (seq) { return seq > before; }).slice(0, -1).slice(-(MOST_BOARDS - 1));
+    }
+    if (!versions.length) {
+      land(html, own, before, heading);
+      return;
+    }
+    var mine = round;
+    stepping = true;
+    Promise.all(versions.map(function (version) {
+      return fetch(boardUrl + "?version=" + version, {
+        credentials: "same-origin",
+        cache: "no-store",
+        headers: { "X-Fairdeal-Fragment": "1" }
+      }).then(function (response) {
+        if (!response.ok || response.headers.get("X-Fairdeal-Board") !== "1") throw new Error("no board");
+        return response.text();
+      });
+    })).then(function (boards) {
+      if (mine !== round) return;
+      var next = 0;
+      var finish = function () {
+        stop();
+        land(html, false, versions[versions.length - 1], heading);
+      };
+      (function step() {
+        revealing = null;
+        if (mine !== round) return;
+        if (next >= boards.length) {
+          finish();
+          return;
+        }
+        hurry = finish;
+        draw(boards[next]);
+        var entry = board.querySelector('.log-entries > [data-seq="' + versions[next] + '"]');
+        if (entry) {
+          show(entry);
+          say(words(entry));
+        }
+        next += 1;
+        revealing = window.setTimeout(step, PAUSE);
+      })();
+    }, function () {
+      // No earlier board to be had: the newest at once, its moves marked one at a time.
+      if (mine !== round) return;
+      stop();
+      land(html, own, before, heading);
     });
   }
 
@@ -364,8 +463,7 @@
     if (sending) return;
     sending = true;
     window.clearTimeout(timer);
-    window.clearTimeout(revealing);
-    revealing = null;
+    stop();
     board.setAttribute("aria-busy", "true");
     // (``form.action`` is the form's field called "action": the address is its attribute.)
     fetch(form.getAttribute("action"), {
@@ -400,6 +498,10 @@
       return;
     }
     event.preventDefault();
+    if (hurry) {
+      hurry();
+      return;
+    }
     send(form);
   });
 
@@ -433,7 +535,7 @@
 
   function poll() {
     if (polling || sending) return;
-    if (revealing) { // the moves that came last are still being shown, one at a time
+    if (revealing || stepping) { // the moves that came last are still being shown, one at a time
       schedule(PAUSE);
       return;
     }

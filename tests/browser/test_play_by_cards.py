@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import re
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -542,4 +543,110 @@ def test_the_computers_answer_shows_at_once_not_at_the_next_poll(
             waits.append(time.monotonic() - answered)
     assert waits, "the game ended at once"
     assert max(waits) < 2.0, waits
+    assert errors == []
+
+
+# Records, in the page, each board drawn: its version and the top of its pile, and when.
+WATCH_THE_BOARDS = """() => {
+    window.boards = [];
+    new MutationObserver(() => {
+        const state = document.querySelector('#board > .board-state');
+        if (!state || state.dataset.watched) return;
+        state.dataset.watched = 'yes';
+        const top = state.querySelector('.pile-top .card-token');
+        window.boards.push({
+            version: Number(state.dataset.etag.match(/-v(\\d+)-/)[1]),
+            top: top ? top.textContent.trim() : null,
+            at: performance.now(),
+        });
+    }).observe(document.getElementById('board'), {childList: true});
+}"""
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_the_bots_answers_are_shown_board_by_board_the_pile_through_their_cards(
+    browser: Any, site: str, log_in: Any, settings: Any, server_errors: Any, motion: str
+) -> None:
+    # Her move, then both bots' answers, come to the page at once (the page's polls held
+    # meanwhile): it draws the board as it was after each of them, in order, a pause each,
+    # the pile's top going through the cards played; the newest board last, its move marked.
+    # With prefers-reduced-motion, the newest board at once.
+    import time
+
+    from games.models import Move
+
+    settings.FAIRDEAL_REVEAL_MS = 400
+    make_users("ann")
+    page = browser.new_context(viewport=DESKTOP, reduced_motion=motion).new_page()
+    errors = server_errors(page)
+    log_in(page, "ann")
+    table = start_short_game(page, site, "crazy-eights")
+    ann = table.seats.get(number=0).user
+    board = TablePage(page)
+    held = {"on": False}
+
+    def version_route(route: Any) -> None:
+        if held["on"]:
+            route.fulfill(status=304)
+        else:
+            route.continue_()
+
+    page.route(re.compile(rf"/tables/{table.pk}/version/"), version_route)
+    page.evaluate(WATCH_THE_BOARDS)
+    rng = random.Random(31)
+    for _ in range(30):
+        for _ in range(250):  # her turn (the bots may lead)
+            table.refresh_from_db()
+            if table.status != Table.Status.PLAYING or 0 in table.to_act:
+                break
+            time.sleep(0.02)
+        assert table.status == Table.Status.PLAYING, "the game ended before two bots played"
+        assert table.to_act == [0], table.to_act
+        board.at_version(table.version)
+        page.locator("#board .log-entries > .pending").first.wait_for(state="detached")
+        page.wait_for_timeout(450)  # whatever was being shown, shown
+        held["on"] = True
+        page.evaluate("() => { window.boards = []; }")
+        state = services.load_state(table)
+        plays = [a for a in state.legal_actions(0) if a.get("type") == "play"]
+        action = rng.choice(plays or state.legal_actions(0))
+        mine = table.version + 1
+        services.move_apply(table_id=table.pk, user=ann, version=table.version, action=action)
+        for _ in range(250):  # the bots' answers, in the database
+            table.refresh_from_db()
+            if table.status != Table.Status.PLAYING or 0 in table.to_act:
+                break
+            time.sleep(0.02)
+        held["on"] = False
+        board.at_version(table.version)
+        page.locator(
+            f'#board .log-entries > [data-seq="{table.version}"].latest:not(.pending)'
+        ).wait_for(state="attached")
+        moves = list(Move.objects.filter(table=table, seq__gte=mine).order_by("seq"))
+        bots = [m for m in moves if m.seat != 0]
+        drawn = page.evaluate("() => window.boards")
+        if motion == "reduce":
+            assert [b["version"] for b in drawn] == [table.version], drawn
+            if len(bots) >= 2:
+                expect(page.locator("#board .seat-box.moved-last")).to_have_attribute(
+                    "data-seat", str(bots[-1].seat)
+                )
+                break
+            continue
+        assert [b["version"] for b in drawn] == [m.seq for m in moves], drawn
+        # Each board stayed a moment before the next.
+        for earlier, later in pairwise(drawn):
+            assert later["at"] - earlier["at"] >= 0.8 * 400, drawn
+        played = [m for m in moves if m.kind == "action" and m.action.get("type") == "play"]
+        if table.status == Table.Status.PLAYING and len(bots) >= 2 and played == moves:
+            # The pile's top went through the cards as they were played: hers, then each bot's.
+            cards = [m.action["card"] for m in moves]
+            assert [b["top"] for b in drawn] == cards, (drawn, cards)
+            # The last move is marked at its seat, and the table can be played on.
+            last = page.locator("#board .seat-box.moved-last")
+            expect(last).to_have_attribute("data-seat", str(bots[-1].seat))
+            expect(page.locator("#board [data-key].playable").first).to_be_attached()
+            break
+    else:
+        raise AssertionError("no move of hers was answered by two bots' cards")
     assert errors == []
