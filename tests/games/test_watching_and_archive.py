@@ -139,6 +139,10 @@ def test_the_table_page_and_its_fragment_show_a_watcher_no_hand_and_no_move(
 def test_a_game_with_a_player_who_keeps_games_private_is_no_table_to_a_stranger() -> None:
     alice, bob, eve = make_users("alice", "bob", "eve")
     table = started_table(alice, bob)
+    (first,) = table.to_act  # a move, so that the board of version 1 is there to be asked for
+    mover = client_for([alice, bob][first])
+    view = body(mover.get(table_url(table.pk)))
+    move(mover, table.pk, view["version"], view["legal_actions"][0])
     assert archive.watchable(table)
     keeps_games_private(bob)
     assert not archive.watchable(table)
@@ -150,11 +154,13 @@ def test_a_game_with_a_player_who_keeps_games_private_is_no_table_to_a_stranger(
         f"/tables/{table.pk}/",
         f"/tables/{table.pk}/?fragment=1",
         f"/tables/{table.pk}/version/",
+        f"/tables/{table.pk}/board/?version=1",
     ):
         assert stranger_page.get(url).status_code == 404
     player_page = Client()
     player_page.force_login(alice)
     assert player_page.get(f"/tables/{table.pk}/version/").status_code == 200
+    assert player_page.get(f"/tables/{table.pk}/board/?version=1").status_code == 200
     # Its players see it as ever.
     assert body(client_for(alice).get(table_url(table.pk)))["you"]["seat"] == 0
     assert body(client_for(bob).get(table_url(table.pk)))["you"]["seat"] == 1
