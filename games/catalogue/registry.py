@@ -133,7 +133,7 @@ def find_ruleset(game_id: object, version: object = None) -> Ruleset:
     """The ruleset called ``game_id``: its ``version``, or the current one when None.
 
     >>> find_ruleset("dodo").version, find_ruleset("dodo", "dodo/1").version
-    ('dodo/2', 'dodo/1')
+    ('dodo/3', 'dodo/1')
     """
     game = find_game(game_id)
     if version is None:

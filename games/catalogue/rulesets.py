@@ -15,7 +15,7 @@ So no list of games is written anywhere but in the catalogue's own packages,
 and the verifier knows a game as soon as the game's package has its rules.
 Pure Python, no Django.
 
->>> discover()["dodo/1"].id, discover()["dodo/2"] is RULESETS["dodo"]
+>>> discover()["dodo/1"].id, discover()["dodo/3"] is RULESETS["dodo"]
 ('dodo', True)
 """
 
