@@ -167,5 +167,7 @@ def test_a_refused_host_is_one_warning_line_without_a_traceback(
     line = UTCFormatter().format(record)
     assert record.levelno == logging.WARNING and record.exc_info is None
     assert "\n" not in line and "Traceback" not in line
-    assert "WARNING django.security.DisallowedHost Invalid HTTP_HOST header: '10.0.0.5:8000'" in line
+    assert (
+        "WARNING django.security.DisallowedHost Invalid HTTP_HOST header: '10.0.0.5:8000'" in line
+    )
     assert all(r.exc_info is None for r in caplog.records)
