@@ -426,8 +426,8 @@ def open_tables(port: int, pairs: list[tuple[str, str]]) -> list[int]:
 
 
 def set_turns(ids: list[int], due: datetime) -> None:
-    """Give the seat to act at each of ``ids`` the deadline ``due`` (and its table, on its
-    row and as the row shows its seats)."""
+    """Give the seat to act at each of ``ids`` the deadline ``due`` (and its table), on the
+    table's row, which keeps its seats' clocks."""
     from django.db import connection, transaction
 
     with transaction.atomic(), connection.cursor() as cursor:
@@ -436,11 +436,6 @@ def set_turns(ids: list[int], due: datetime) -> None:
             "ARRAY[(t.to_act->>0)::text, 'deadline'], to_jsonb(%s::timestamptz)) "
             "WHERE t.id = ANY(%s)",
             [due, due, ids],
-        )
-        cursor.execute(
-            "UPDATE games_seat s SET deadline_at = %s FROM games_table t "
-            "WHERE t.id = s.table_id AND s.number = (t.to_act->>0)::int AND t.id = ANY(%s)",
-            [due, ids],
         )
 
 

@@ -50,6 +50,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -118,14 +119,19 @@ def clone(template: Any, count: int, now: datetime) -> list[int]:
                     user=s.user,
                     is_bot=s.is_bot,
                     joined_at=s.joined_at,
-                    deadline_at=due if s.number == owing else None,
                 )
                 for t in tables
                 for s in seats
             )
-            # Each table's row shows its own seats (games.models: Table.seating).
+            # Each table's row shows its own seats, and keeps their clocks (games.models:
+            # Table.seating): the owing seat's deadline.
             for t, at in zip(tables, range(0, len(made), len(seats)), strict=True):
-                t.seating = [Seated.of(seat).to_json() for seat in made[at : at + len(seats)]]
+                t.seating = [
+                    replace(
+                        Seated.of(seat), deadline_at=due if seat.number == owing else None
+                    ).to_json()
+                    for seat in made[at : at + len(seats)]
+                ]
             Table.objects.bulk_update(tables, ["seating"])
             Move.objects.bulk_create(
                 Move(table_id=t.pk, seq=0, kind=start.kind, events=start.events) for t in tables
@@ -135,8 +141,8 @@ def clone(template: Any, count: int, now: datetime) -> list[int]:
 
 
 def set_deadlines(ids: list[int], dues: list[datetime], owing: int) -> None:
-    """Give each table (and its owing seat, on its row and as the table's row shows it) the
-    matching deadline, in one statement each."""
+    """Give each table (and its owing seat, on the table's row) the matching deadline, in
+    one statement."""
     from django.db import connection, transaction
 
     with transaction.atomic(), connection.cursor() as cursor:
@@ -145,11 +151,6 @@ def set_deadlines(ids: list[int], dues: list[datetime], owing: int) -> None:
             "ARRAY[%s::text, 'deadline'], to_jsonb(d.due)) FROM unnest(%s::bigint[], "
             "%s::timestamptz[]) AS d(id, due) WHERE t.id = d.id",
             [owing, ids, dues],
-        )
-        cursor.execute(
-            "UPDATE games_seat s SET deadline_at = d.due FROM unnest(%s::bigint[], "
-            "%s::timestamptz[]) AS d(id, due) WHERE s.table_id = d.id AND s.number = %s",
-            [ids, dues, owing],
         )
 
 
@@ -175,10 +176,9 @@ def hold(ids: list[int], owing: int, now: datetime) -> None:
         names = [u.username for u in users]
         with connection.cursor() as cursor:
             cursor.execute(
-                "UPDATE games_seat s SET user_id = d.uid, deadline_at = NULL, held = "
-                "interval '1 day', away_until = %s FROM unnest(%s::bigint[], %s::bigint[]) "
-                "AS d(id, uid) WHERE s.table_id = d.id AND s.number = %s",
-                [ends, ids, user_ids, owing],
+                "UPDATE games_seat s SET user_id = d.uid FROM unnest(%s::bigint[], "
+                "%s::bigint[]) AS d(id, uid) WHERE s.table_id = d.id AND s.number = %s",
+                [ids, user_ids, owing],
             )
             cursor.execute(
                 "UPDATE games_table t SET deadline_at = NULL, seating = jsonb_set(jsonb_set("

@@ -8,7 +8,7 @@ from django.db import DEFAULT_DB_ALIAS
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from games.models import Seat, Table
+from games.models import Seat, SeatClock, Table
 
 
 def waiting_count(request: HttpRequest) -> dict[str, Any]:
@@ -24,7 +24,9 @@ def waiting_count(request: HttpRequest) -> dict[str, Any]:
         "waiting_count": SimpleLazyObject(
             lambda: (
                 Seat.objects.using(DEFAULT_DB_ALIAS)
-                .filter(user=user, deadline_at__isnull=False, table__status=Table.Status.PLAYING)
+                .filter(user=user, table__status=Table.Status.PLAYING)
+                .alias(deadline_at=SeatClock("deadline"))
+                .filter(deadline_at__isnull=False)
                 .count()
             )
         )

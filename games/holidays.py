@@ -1,7 +1,7 @@
 """Holidays: while a player is away, the deadline of every table waiting on them stands still.
 
 A holiday holds each of the player's seats at a playing table: the seat keeps
-the time it had left (``Seat.held``) in place of its deadline, and its table's
+the time it had left (``Seated.held``, on its table's row) in place of its deadline, and its table's
 ``deadline_at`` (the sweep's index) leaves it out, so the sweep never meets a
 held seat. When the holiday ends, early or on time, each held seat's deadline
 goes on from where it stopped. A seat that comes to owe while its player is
@@ -123,13 +123,8 @@ def _lock_tables(users: Sequence[int]) -> list[Table]:
     )
 
 
-def _write(tables: list[Table], seats: list[Seated]) -> None:
-    """Write the seats' holiday and deadline columns, and their tables' rows."""
-    rows = [
-        Seat(pk=seat.pk, away_until=seat.away_until, held=seat.held, deadline_at=seat.deadline_at)
-        for seat in seats
-    ]
-    Seat.objects.bulk_update(rows, ["away_until", "held", "deadline_at"], batch_size=500)
+def _write(tables: list[Table]) -> None:
+    """Write the tables' rows: their seats' clocks, their deadlines and their holds."""
     Table.objects.bulk_update(tables, ["seating", "deadline_at", "holds"], batch_size=500)
 
 
@@ -190,7 +185,6 @@ def holiday_start(*, user: AbstractBaseUser, days: Any, now: datetime | None = N
         rated_until=capped if capped < ends else None,
         next_at=min(capped, ends),
     )
-    changed: list[Seated] = []
     playing = [table for table in tables if table.status == Table.Status.PLAYING]
     for table in playing:
         seats = []
@@ -202,10 +196,9 @@ def holiday_start(*, user: AbstractBaseUser, days: Any, now: datetime | None = N
                 until = _seat_until(holiday, table)
                 seat = replace(seat, away_until=until, held=held, deadline_at=None)
                 table.holds = [*table.holds, hold(seat.number, now, until)]
-                changed.append(seat)
             seats.append(seat)
         _show(table, seats)
-    _write(playing, changed)
+    _write(playing)
     return holiday
 
 
@@ -213,7 +206,6 @@ def _resume(tables: list[Table], users: set[int], now: datetime, *, early: bool)
     """Under the tables' locks: each seat of ``users`` whose table waits no longer (all of
     them if ``early``) goes on from where it stopped: from its table's end of waiting,
     or from now if that is still to come."""
-    changed: list[Seated] = []
     for table in tables:
         seats = []
         for seat in table.seated():
@@ -224,10 +216,9 @@ def _resume(tables: list[Table], users: set[int], now: datetime, *, early: bool)
                 deadline = since + seat.held if seat.held is not None else seat.deadline_at
                 seat = replace(seat, away_until=None, held=None, deadline_at=deadline)
                 _release(table, seat.number, since)
-                changed.append(seat)
             seats.append(seat)
         _show(table, seats)
-    _write(tables, changed)
+    _write(tables)
 
 
 @transaction.atomic

@@ -11,6 +11,11 @@ and their players), the tail of its log (``log_tail``, its last moves) and its
 seed's receipts (``receipts``). They too are caches, written under the row's
 lock in the transaction that changes what they show, and ``check_replays``
 proves them equal to the rows they come from.
+
+Each seat's clock (when the action it owes is due, its player's holiday, its
+reserve of time) is kept on its table's row alone, in ``seating``: every change of
+it is a write of that row under its lock (a move, a forfeit, a holiday), so a move
+writes no seat's row. Queries over seats read it there (:class:`SeatClock`).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import models
+from django.db import NotSupportedError, models
 from django.db.models import Q
 from django.utils import timezone
 
@@ -217,22 +222,10 @@ class Seat(models.Model):
     is_bot = models.BooleanField(default=False)
     bot_level = models.CharField(max_length=8, choices=BotLevel.choices, blank=True)
     joined_at = models.DateTimeField(null=True, blank=True)
-    # Set while the seat owes an action: when it is due.
-    deadline_at = models.DateTimeField(null=True, blank=True)
-    # While its player is on holiday (games.holidays): until when the table waits, and,
-    # while the seat owes, the time it had left, held in place of its deadline.
-    away_until = models.DateTimeField(null=True, blank=True)
-    held = models.DurationField(null=True, blank=True)
-    # At a table with a reserve of time: what is left of this seat's (Table.reserve_seconds).
-    reserve = models.DurationField(null=True, blank=True)
+    # Its clock (deadline, holiday, reserve) is on its table's row: Table.seating.
 
     class Meta:
         ordering = ["table", "number"]
-        # No index on deadline_at: a move rewrites the seats' deadlines, and an indexed
-        # column changed makes every index of the table take a new entry for the row
-        # (four a seat, twice a move, and the bloat every read of the seats then walks);
-        # unindexed, the update stays in place (PostgreSQL's HOT). The tables that owe
-        # soonest are found by the table's own deadline (table_playing_deadline).
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="seat_number_unique"),
             models.UniqueConstraint(
@@ -256,8 +249,9 @@ class Seat(models.Model):
 
 @dataclass(frozen=True, slots=True)
 class Seated:
-    """A seat as its table's row shows it (``Table.seating``): who sits there, and when
-    the action it owes is due. Made from the seat's row and its player (:meth:`of`)."""
+    """A seat as its table's row shows it (``Table.seating``): who sits there (from the
+    seat's row and its player: :meth:`of`), and its clock, which only the table's row
+    keeps: when the action it owes is due, its player's holiday, its reserve of time."""
 
     number: int
     pk: int
@@ -265,11 +259,14 @@ class Seated:
     username: str | None
     is_bot: bool
     bot_level: str
+    # Set while the seat owes an action and its time runs: when it is due.
     deadline_at: datetime | None
-    # Its player's holiday (Seat.away_until, Seat.held): shown only while there is one.
+    # While its player is on holiday (games.holidays): until when the table waits, and,
+    # while the seat owes, the time it had left, held in place of its deadline. Shown
+    # only while there is one.
     away_until: datetime | None = None
     held: timedelta | None = None
-    # At a table with a reserve of time, what is left of the seat's (Seat.reserve).
+    # At a table with a reserve of time (Table.reserve_seconds): what is left of the seat's.
     reserve: timedelta | None = None
 
     @property
@@ -298,8 +295,9 @@ class Seated:
         return self.away_until is not None and self.away_until > now
 
     @classmethod
-    def of(cls, seat: Seat) -> Seated:
-        """``seat`` as shown; its player read with it (``select_related("user")``)."""
+    def of(cls, seat: Seat, clock: Seated | None = None) -> Seated:
+        """``seat`` as shown, its player read with it (``select_related("user")``), with
+        the clock of ``clock`` (the seat as its table's row showed it), or none."""
         return cls(
             number=seat.number,
             pk=seat.pk,
@@ -307,10 +305,10 @@ class Seated:
             username=seat.user.username if seat.user_id is not None else None,
             is_bot=seat.is_bot,
             bot_level=seat.bot_level,
-            deadline_at=seat.deadline_at,
-            away_until=seat.away_until,
-            held=seat.held,
-            reserve=seat.reserve,
+            deadline_at=clock.deadline_at if clock else None,
+            away_until=clock.away_until if clock else None,
+            held=clock.held if clock else None,
+            reserve=clock.reserve if clock else None,
         )
 
     @classmethod
@@ -354,6 +352,53 @@ class Seated:
         if self.username is not None:
             return self.username
         return f"bot {self.number}" if self.is_bot else None
+
+
+class SeatClock(models.Func):
+    """In a query over seats, a part of each seat's clock as its table's row keeps it (its
+    entry in ``Table.seating``, the seat's number its index: :class:`Seated`):
+    ``SeatClock("deadline")`` when the action it owes is due (NULL while none is, or
+    its time is held), ``SeatClock("reserve")`` what is left of its reserve of time
+    (NULL at a table without one).
+
+    Written for each database the service runs on: PostgreSQL's ``jsonb`` operators,
+    and SQLite's ``json_extract`` for the one-command local run (a datetime as Django
+    stores one there, a duration as whole microseconds).
+    """
+
+    _KEYS = {"deadline": models.DateTimeField, "reserve": models.DurationField}
+    _POSTGRESQL = {
+        "deadline": "((%(expressions)s::int) ->> 'deadline')::timestamptz",
+        "reserve": "((%(expressions)s::int) ->> 'reserve')::float8 * interval '1 second'",
+    }
+    _SQLITE = {
+        "deadline": (
+            "replace(replace(json_extract(%(expressions)s || '].deadline'), 'T', ' '),"
+            " '+00:00', '')"
+        ),
+        "reserve": "CAST(json_extract(%(expressions)s || '].reserve') * 1000000 AS INTEGER)",
+    }
+
+    def __init__(self, key: str) -> None:
+        if key not in self._KEYS:
+            raise ValueError(f"a seat's clock has no {key!r}")
+        self.key = key
+        super().__init__(
+            models.F("table__seating"), models.F("number"), output_field=self._KEYS[key]()
+        )
+
+    def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        raise NotSupportedError(f"a seat's clock is not read on {connection.vendor}")
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return super().as_sql(
+            compiler, connection, template=self._POSTGRESQL[self.key], arg_joiner=" -> "
+        )
+
+    def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return super().as_sql(
+            compiler, connection, template=self._SQLITE[self.key], arg_joiner=", '$[' || "
+        )
 
 
 class Invitation(models.Model):

@@ -47,7 +47,7 @@ from accounts.models import EmailVerification, MailPreferences, email_verified, 
 from config.mail import send_mail_to
 from games import outbox
 from games.catalogue import find_ruleset
-from games.models import CANCELLED, Notice, Seat, Table
+from games.models import CANCELLED, Notice, Seat, SeatClock, Seated, Table
 from games.rules import Event
 from games.rules.base import RESIGNED, TIMEOUT, ordinal
 from games.selectors import seat_names
@@ -222,12 +222,22 @@ def _claimed(kind: str, lead: str = "") -> Any:
     return claimed.filter(key__endswith=f" {lead}") if lead else claimed
 
 
+def _clocked(seats: Any) -> Any:
+    """``seats`` with each one's ``deadline_at`` and ``reserve`` to filter and order by,
+    from its table's row (``games.models.SeatClock``; in Python: :func:`_clock`)."""
+    return seats.alias(deadline_at=SeatClock("deadline"), reserve=SeatClock("reserve"))
+
+
+def _clock(seat: Seat) -> Seated:
+    """``seat`` with its clock, as its table's row keeps it (its table read with it)."""
+    return seat.table.seated()[seat.number]
+
+
 def _owing(now: datetime) -> Any:
     """A player's seats owing a turn at a table in play, their deadline still ahead (a
     seat held by its player's holiday has none)."""
-    return Seat.objects.filter(
-        table__status=Table.Status.PLAYING, user__isnull=False, deadline_at__gt=now
-    )
+    seats = Seat.objects.filter(table__status=Table.Status.PLAYING, user__isnull=False)
+    return _clocked(seats).filter(deadline_at__gt=now)
 
 
 def _forfeit_at() -> ExpressionWrapper:
@@ -264,17 +274,19 @@ def _reminders_due(lead: str, now: datetime, batch: int) -> list[Seat]:
     (else the reminder would come with the turn itself), its player taking that reminder.
 
     A plain range on the table's deadline (the soonest its seats owe, with their reserves,
-    so no later than any of theirs; indexed where the seat's is not: games.models.Seat)
-    bounds the scan.
+    so no later than any of theirs; indexed, where a seat's is read from its table's
+    row: games.models.SeatClock) bounds the scan.
     """
     ahead = REMINDER_LEADS[lead]
     seats = (
-        Seat.objects.filter(
-            table__status=Table.Status.PLAYING,
-            user__isnull=False,
-            deadline_at__isnull=False,
-            table__deadline_at__lte=now + ahead,
+        _clocked(
+            Seat.objects.filter(
+                table__status=Table.Status.PLAYING,
+                user__isnull=False,
+                table__deadline_at__lte=now + ahead,
+            )
         )
+        .filter(deadline_at__isnull=False)
         .alias(
             forfeit_at=_forfeit_at(),
             longest=F("table__deadline_seconds") + F("table__reserve_seconds"),
@@ -318,9 +330,8 @@ def mail_turns(now: datetime | None = None, *, batch: int = 500) -> int:
 
 def _deliver_turn(seat: Seat, kind: str, mail: Any, now: datetime, lead: str = "") -> bool:
     """Whether the mail of ``kind`` about ``seat``'s turn went."""
-    outcome = _deliver(
-        seat.user, seat.table, kind, seat.deadline_at, lambda: mail(seat.table, seat, now), lead
-    )
+    due = _clock(seat).deadline_at
+    outcome = _deliver(seat.user, seat.table, kind, due, lambda: mail(seat.table, seat, now), lead)
     return outcome == SENT
 
 
@@ -353,9 +364,8 @@ def mail_digests(now: datetime | None = None, *, batch: int = 500) -> int:
         if not user.email or not email_verified(user):
             continue
         seats = list(
-            Seat.objects.filter(
-                user=user, deadline_at__isnull=False, table__status=Table.Status.PLAYING
-            )
+            _clocked(Seat.objects.filter(user=user, table__status=Table.Status.PLAYING))
+            .filter(deadline_at__isnull=False)
             .select_related("table")
             .defer("table__state")
             .order_by("deadline_at")
@@ -410,15 +420,17 @@ def _deadline_text(deadline: datetime, now: datetime, zone: ZoneInfo) -> str:
 def _deadline_lines(seat: Seat, now: datetime, zone: ZoneInfo) -> list[str]:
     """When the seat's move is due, and at a table with a reserve of time, what is left of
     it and when the game ends against the player."""
-    if not seat.reserve:
+    clock = _clock(seat)
+    assert clock.deadline_at is not None  # only a seat whose time runs is mailed
+    if not clock.reserve:
         return [
-            f"Your deadline: {_deadline_text(seat.deadline_at, now, zone)}.",
+            f"Your deadline: {_deadline_text(clock.deadline_at, now, zone)}.",
             "If you have not moved by then, the game ends against you.",
         ]
-    forfeit = seat.deadline_at + seat.reserve
+    forfeit = clock.deadline_at + clock.reserve
     return [
-        f"Your move's deadline: {_deadline_text(seat.deadline_at, now, zone)}.",
-        f"Past it, your reserve of time pays ({timeuntil(now + seat.reserve, now)} of it"
+        f"Your move's deadline: {_deadline_text(clock.deadline_at, now, zone)}.",
+        f"Past it, your reserve of time pays ({timeuntil(now + clock.reserve, now)} of it"
         f" when this turn began); when it is spent, at {_deadline_text(forfeit, now, zone)},"
         " the game ends against you.",
     ]

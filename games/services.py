@@ -141,9 +141,11 @@ def lock_table(table_id: int) -> Table:
 
 
 def _seating(table: Table) -> list[dict[str, Any]]:
-    """The table's seats as their rows are, as its row shows them (``Table.seating``)."""
+    """The table's seats as their rows are, as its row shows them (``Table.seating``),
+    each with the clock the row keeps for it."""
+    clocks = {seat.number: seat for seat in seats_of(table)}
     seats = Seat.objects.filter(table=table).select_related("user").order_by("number")
-    return [Seated.of(seat).to_json() for seat in seats]
+    return [Seated.of(seat, clocks.get(seat.number)).to_json() for seat in seats]
 
 
 def _reseat(table: Table) -> None:
@@ -230,7 +232,7 @@ def _ending_items(table: Table) -> list[OutboxItem]:
 
 def _derive(
     table: Table, state: GameState, now: datetime, *, acted: int | None = None
-) -> tuple[list[Seated], list[str]]:
+) -> list[str]:
     """Set the state cache and everything derived from it on ``table``, in memory.
 
     Each seat that owes an action has its own deadline: a seat that newly owes
@@ -239,9 +241,9 @@ def _derive(
     a seat that still owes what it owed keeps the deadline (or held time) it had.
     A seat that acted after its deadline pays the overrun from its reserve of time.
     The table's ``deadline_at`` is the earliest of them with its seat's reserve
-    left, for the sweep's index. Returns the seats whose deadline (or reserve)
-    changed, for the caller to write to their rows, and the outbox kinds this
-    write asks for (beside the mail).
+    left, for the sweep's index. The clocks are the table's row's alone
+    (``games.models``): the caller's write of the row writes them. Returns the
+    outbox kinds this write asks for (beside the mail).
     """
     table.state = state.to_json()
     selectors.keep_state(table, state)
@@ -249,7 +251,7 @@ def _derive(
     already = set(table.to_act) - ({acted} if acted is not None else set())
     table.to_act = sorted(owing)
     whole = timedelta(seconds=table.deadline_seconds)
-    seats, changed = [], []
+    seats = []
     for seat in seats_of(table):
         due, held, reserve = None, None, seat.reserve
         if seat.number == acted and reserve is not None:
@@ -263,7 +265,6 @@ def _derive(
                 due = now + whole
         if (due, held, reserve) != (seat.deadline_at, seat.held, seat.reserve):
             seat = replace(seat, deadline_at=due, held=held, reserve=reserve)
-            changed.append(seat)
         seats.append(seat)
     table.seating = [seat.to_json() for seat in seats]
     table.deadline_at = holidays.earliest(seats)
@@ -279,31 +280,17 @@ def _derive(
     elif any(seat.is_bot and state.legal_actions(seat.number) for seat in seats):
         # A bot owes an action, or may make a call: it is asked once this write commits.
         kinds.append(BOT_MOVE)
-    return changed, kinds
+    return kinds
 
 
 def _store(
     table: Table, state: GameState, now: datetime, *, acted: int | None = None
 ) -> list[OutboxItem]:
-    """Set the state cache and everything derived from it (:func:`_derive`), write the
-    seats' new deadlines, and return the outbox items of the work it asks for (beside
-    the mail); the caller writes the table and the items."""
-    changed, kinds = _derive(table, state, now, acted=acted)
-    _write_deadlines(changed)
+    """Set the state cache and everything derived from it (:func:`_derive`), and return
+    the outbox items of the work it asks for (beside the mail); the caller writes the
+    table and the items."""
+    kinds = _derive(table, state, now, acted=acted)
     return [outbox.item(kind, account=table.created_by_id, table_id=table.pk) for kind in kinds]
-
-
-def _write_deadlines(seats: list[Seated]) -> None:
-    """Write the deadlines of ``seats`` (as their tables' rows show them) to their rows:
-    an update for each deadline, of every seat it is now. There are at most two: the
-    seats that no longer owe (none), and those that newly owe (the same fresh deadline,
-    however many tables a sweep ends); more where seats are held by a holiday or have
-    reserves of time left."""
-    by_due: dict[tuple[datetime | None, timedelta | None, timedelta | None], list[int]] = {}
-    for seat in seats:
-        by_due.setdefault((seat.deadline_at, seat.held, seat.reserve), []).append(seat.pk)
-    for (due, held, reserve), pks in by_due.items():
-        Seat.objects.filter(pk__in=pks).update(deadline_at=due, held=held, reserve=reserve)
 
 
 # -- creating and joining -----------------------------------------------------
@@ -659,9 +646,9 @@ def table_contribute(*, table_id: int, user: AbstractBaseUser, entropy: Any) -> 
 
 
 def _seat_for_the_deal(table: Table, now: datetime) -> None:
-    """At the deal, on the seats' rows and as the table's row shows them: each person's
-    seat gets the table's reserve of time, and a player on holiday is away, so that a
-    seat owing from the deal is held (games.holidays)."""
+    """At the deal, on the seats' clocks (``Table.seating``): each person's seat gets the
+    table's reserve of time, and a player on holiday is away, so that a seat owing
+    from the deal is held (games.holidays)."""
     reserve = timedelta(seconds=table.reserve_seconds) if table.reserve_seconds else None
     seats = [
         seat if seat.is_bot else replace(seat, reserve=reserve)
@@ -673,11 +660,6 @@ def _seat_for_the_deal(table: Table, now: datetime) -> None:
         for seat in seats
         if seat.away_until is not None
     ]
-    if reserve is not None:
-        Seat.objects.filter(table=table, is_bot=False).update(reserve=reserve)
-    for seat in seats:
-        if seat.away_until is not None:
-            Seat.objects.filter(pk=seat.pk).update(away_until=seat.away_until)
 
 
 def _start(table: Table) -> None:
@@ -870,8 +852,8 @@ def _record(
     automatic: bool = False,
 ) -> None:
     """Under the row lock: write what ``seat``'s action (or forfeit), just applied to
-    ``state``, changed: the next entry of the table's log, the seats' deadlines, the
-    table, and the work it asks for in the outbox. ``automatic``: the action was played
+    ``state``, changed: the next entry of the table's log, the table (with its seats'
+    clocks), and the work it asks for in the outbox. ``automatic``: the action was played
     for its seat (:func:`_play_forced`)."""
     table.version += 1
     _log(
@@ -998,20 +980,18 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
 
     At or past the deadline the seat has lost, whatever arrives afterwards. When
     several seats are late, the one due first (then the lowest number) forfeits.
-    The whole batch costs a fixed number of writes: the forfeits, the seats'
-    deadlines, the tables and the outbox items (the seats are read from the tables'
-    rows). Returns the tables ended here.
+    The whole batch costs a fixed number of writes: the forfeits, the tables (with
+    their seats' clocks) and the outbox items. Returns the tables ended here.
     """
     due = [table for table in tables if _may_be_late(table, now)]
     if not due:
         return []
     # Lateness is judged at ``now``; the tables end when this actually runs (one time for
-    # the batch: the seats that owe next after a forfeit share one deadline, one update).
+    # the batch: the seats that owe next after a forfeit share one deadline).
     ending = timezone.now()
     ended: list[Table] = []
     mended: list[Table] = []
     forfeits: list[Move] = []
-    changed: list[Seated] = []
     items: list[OutboxItem] = []
     lateness: list[float] = []  # of each timeout, for the metrics
     for table in due:
@@ -1037,8 +1017,7 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
                 created_at=now,  # the instant it was judged late at (its record's clock)
             )
         )
-        seats_changed, kinds = _derive(table, state, ending)
-        changed += seats_changed
+        kinds = _derive(table, state, ending)
         items += [
             outbox.item(kind, account=table.created_by_id, table_id=table.pk) for kind in kinds
         ]
@@ -1048,7 +1027,6 @@ def _settle_deadlines(tables: Sequence[Table], now: datetime) -> list[Table]:
         Table.objects.bulk_update(mended, ["deadline_at"])
     if ended:
         _log(forfeits)
-        _write_deadlines(changed)
         Table.objects.bulk_update(ended, _ENDING_FIELDS)
         commitments.write([commitments.ended(table) for table in ended])
         OutboxItem.objects.bulk_create(items)

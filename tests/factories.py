@@ -22,6 +22,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import timedelta
 from functools import lru_cache
 from io import StringIO
@@ -41,8 +42,8 @@ from rest_framework.test import APIClient
 from accounts.models import EmailVerification
 from fairplay import commitments, tlog
 from fairplay.models import LogEntry
-from games import notifications, outbox, services
-from games.models import Move, Seat, Table
+from games import holidays, notifications, outbox, services
+from games.models import Move, Seat, SeatClock, Seated, Table
 from games.rules.chance import SEED_BYTES, commitment
 
 User = get_user_model()
@@ -392,16 +393,49 @@ def replays_clean(table: Table) -> None:
 
 
 def set_deadline(table: Table, due: Any, seats: Any = None) -> None:
-    """Move the deadline of ``seats`` (by default every seat that owes an action), and the
-    table's, to ``due``: as if the turn had begun at another time. The seats' rows, the
-    table's earliest deadline and the seats as its row shows them, alike; ``table`` is
-    read again."""
+    """Move the deadline of ``seats`` (by default every seat that owes an action) to
+    ``due``: as if the turn had begun at another time. The seats' clocks, and the table's
+    earliest deadline with them, on the table's row; ``table`` is read again."""
     table.refresh_from_db()
     numbers = table.to_act if seats is None else seats
-    Seat.objects.filter(table=table, number__in=numbers).update(deadline_at=due)
-    seating = services.shown_on_row(table)["seating"]
-    Table.objects.filter(pk=table.pk).update(deadline_at=due, seating=seating)
+    seats = [
+        replace(seat, deadline_at=due) if seat.number in numbers else seat
+        for seat in table.seated()
+    ]
+    Table.objects.filter(pk=table.pk).update(
+        deadline_at=holidays.earliest(seats), seating=[seat.to_json() for seat in seats]
+    )
     table.refresh_from_db()
+
+
+def clock(table: Table, number: int) -> Seated:
+    """Seat ``number`` of ``table`` with its clock, as the table's row keeps it now."""
+    return Table.objects.get(pk=table.pk).seated()[number]
+
+
+MICROSECOND = timedelta(microseconds=1)
+
+
+def assert_clocks_read_by_sql(table: Table) -> None:
+    """A query over ``table``'s seats reads each one's deadline and reserve of time as the
+    table's row keeps them (``games.models.SeatClock``), and compares them as datetimes
+    (on SQLite, where a datetime is text, as well as on PostgreSQL)."""
+    table.refresh_from_db()
+    kept = {seat.number: (seat.deadline_at, seat.reserve) for seat in table.seated()}
+    seats = Seat.objects.filter(table=table).annotate(
+        due=SeatClock("deadline"), spare=SeatClock("reserve")
+    )
+    assert {
+        n: (due, spare) for n, due, spare in seats.values_list("number", "due", "spare")
+    } == kept
+    for number, (due, _) in kept.items():
+        mine = seats.filter(number=number)
+        if due is None:
+            assert mine.filter(due__isnull=True).exists()
+            continue
+        assert mine.filter(due=due).exists()
+        assert mine.filter(due__gt=due - MICROSECOND, due__lt=due + MICROSECOND).exists()
+        assert not mine.filter(due__gt=due).exists() and not mine.filter(due__lt=due).exists()
 
 
 def time_out(table: Table) -> int:

@@ -23,6 +23,7 @@ from fairplay.signing import key_id, sign
 from fairplay.verify import VerificationError, verify
 from games import holidays, services
 from games.models import Table
+from tests.factories import clock as seat_clock
 from tests.factories import make_users, started_table
 from tests.fairplay.helpers import Timing, play_record, seat_list, signing_key
 
@@ -87,7 +88,7 @@ def test_a_reserve_drawn_on_then_spent_is_a_timeout_the_record_shows_was_due(now
     play(table)
     now += HOUR + 30 * timedelta(minutes=1)  # half an hour past this seat's deadline
     late = play(table)
-    assert table.seats.get(number=late).reserve == timedelta(seconds=7200 - 1800)
+    assert seat_clock(table, late).reserve == timedelta(seconds=7200 - 1800)
     began = now.at
     table.refresh_from_db()
     while table.to_act != [late]:  # on to that seat's next turn, ten minutes a move

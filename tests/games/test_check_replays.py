@@ -4,7 +4,7 @@ each table's row shows of its seats, moves and receipts must equal their rows.""
 from __future__ import annotations
 
 import random
-from importlib import import_module
+from datetime import timedelta
 from io import StringIO
 from typing import Any
 
@@ -117,7 +117,7 @@ def test_only_the_tables_asked_for_are_checked(played: Table) -> None:
     ("column", "tamper"),
     [
         ("seating", lambda seats: [{**seats[0], "username": "mallory"}, *seats[1:]]),
-        ("seating", lambda seats: [{**s, "deadline": "2000-01-01T00:00:00+00:00"} for s in seats]),
+        ("seating", lambda seats: [{**seats[0], "level": "strong"}, *seats[1:]]),
         ("log_tail", lambda tail: tail[:-1]),
         ("log_tail", lambda tail: [*tail[:-1], {**tail[-1], "events": []}]),
         ("receipts", lambda receipts: []),
@@ -133,6 +133,31 @@ def test_a_row_that_shows_other_than_its_rows_is_reported(column: str, tamper: A
     assert f"table {table.pk}: its row's {column} differs from the rows" in refused(table.pk)
 
 
+# A seat's clock is kept on its table's row alone: no other row to compare it with, but
+# the clocks must be those of the turn.
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        # a clock for the seat that does not owe
+        lambda table: {
+            "seating": [{**s, "deadline": table.deadline_at.isoformat()} for s in table.seating]
+        },
+        # none for the seat that does
+        lambda table: {"seating": [{**s, "deadline": None} for s in table.seating]},
+        # a table's deadline that is not its seats' soonest
+        lambda table: {"deadline_at": table.deadline_at + timedelta(seconds=1)},
+    ],
+)
+def test_clocks_that_do_not_follow_the_turn_are_reported(tamper: Any) -> None:
+    alice, bob = make_users("alice", "bob")
+    table = started_table(alice, bob, entropy="ab" * 16)
+    table.refresh_from_db()
+    assert check_replays(table.pk)[0].strip() == "1 tables replayed, 0 differ"
+    Table.objects.filter(pk=table.pk).update(**tamper(table))
+
+    assert f"table {table.pk}: its seats' clocks do not follow its turn" in refused(table.pk)
+
+
 def test_an_open_tables_row_is_checked_though_it_has_no_log_to_replay() -> None:
     alice = make_users("alice")[0]
     table = open_table(alice, seats=3)
@@ -140,27 +165,3 @@ def test_an_open_tables_row_is_checked_though_it_has_no_log_to_replay() -> None:
     Table.objects.filter(pk=table.pk).update(seating=[])
 
     assert f"table {table.pk}: its row's seating differs" in refused(table.pk)
-
-
-def test_the_migration_that_put_the_view_on_the_row_fills_it_from_the_rows() -> None:
-    from django.apps import apps
-
-    fill = import_module("games.migrations.0009_table_view_on_row").fill
-    players = make_users("alice", "bob", "carol")
-    tables = [
-        open_table(players[0], seats=3, entropy="cd" * 16),
-        started_table(*players[:2], entropy="ef" * 16),
-    ]
-    play_match(tables[1], rng=random.Random(5), until=lambda view: view["version"] >= 20)
-    for table in tables:
-        table.refresh_from_db()
-    shown = [services.shown_on_row(table) for table in tables]
-    Table.objects.update(seating=[], log_tail=[], receipts=[])  # as before the migration
-
-    fill(apps, None)
-
-    for table, before in zip(tables, shown, strict=True):
-        table.refresh_from_db()
-        assert services.shown_on_row(table) == before
-        assert {name: getattr(table, name) for name in before} == before
-    assert check_replays()[0].strip() == "1 tables replayed, 0 differ"

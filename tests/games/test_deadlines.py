@@ -11,12 +11,13 @@ import pytest
 from django.utils import timezone
 
 from games import services
-from games.models import Move, Seat, Table
+from games.models import Move, Table
 from tests.factories import (
     assert_error,
     at_once,
     body,
     client_for,
+    clock,
     make_users,
     move,
     seat_clients,
@@ -59,11 +60,11 @@ def test_every_move_starts_a_fresh_deadline_for_the_seat_that_owes_the_next() ->
     )
     table.refresh_from_db()
     (owing,) = table.to_act
-    due = Seat.objects.get(table=table, number=owing).deadline_at
+    due = clock(table, owing).deadline_at
     assert due > timezone.now() + timedelta(seconds=590)
     assert table.deadline_at == due
     if owing != seat:
-        assert Seat.objects.get(table=table, number=seat).deadline_at is None
+        assert clock(table, seat).deadline_at is None
 
 
 @pytest.mark.django_db
@@ -183,7 +184,7 @@ def test_a_whole_match_keeps_exactly_the_owing_seat_on_a_deadline() -> None:
         table.refresh_from_db()
         if table.status != Table.Status.PLAYING:
             break
-        dues = dict(Seat.objects.filter(table=table).values_list("number", "deadline_at"))
+        dues = {seat.number: seat.deadline_at for seat in table.seated()}
         assert {n for n, due in dues.items() if due is not None} == set(table.to_act)
         assert table.deadline_at == min(due for due in dues.values() if due is not None)
         (seat,) = table.to_act

@@ -18,7 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import notifications, services
-from games.models import Move, OutboxItem, Seat, Table
+from games.models import Move, OutboxItem, Table
 from tests.factories import at_once, make_users, set_deadline, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -131,7 +131,7 @@ def test_a_batch_of_timeouts_queues_each_tables_record_mail_and_a_rated_tables_r
         assert kinds[table.pk] == [services.SIGN_RECORD, notifications.NOTIFY]
     for table in Table.objects.filter(pk__in=owing):
         assert services.replay(table).to_json() == table.state
-        assert Seat.objects.filter(table=table).exclude(deadline_at=None).count() == 0
+        assert [seat.deadline_at for seat in table.seated()] == [None] * table.seat_count
 
 
 def test_a_sweeps_queries_do_not_grow_with_the_tables_in_a_batch() -> None:

@@ -44,6 +44,7 @@ from tests.factories import (
     assert_error,
     body,
     client_for,
+    clock,
     get_view,
     keys_of,
     make_users,
@@ -476,7 +477,7 @@ def test_a_catch_out_of_turn_works_and_leaves_the_deadline_of_the_seat_to_act() 
     assert [e for e in events if e["type"] == "draw"] == [{"type": "draw", "seat": caught}] * min(
         2, stock
     )
-    seats = {s.number: s.deadline_at for s in Seat.objects.filter(table=table)}
+    seats = {s.number: s.deadline_at for s in Table.objects.get(pk=table.pk).seated()}
     assert seats == {turn: due, catcher: None, caught: None}
     table.refresh_from_db()
     assert table.deadline_at == due
@@ -500,7 +501,7 @@ def test_a_catch_by_the_seat_to_act_buys_it_no_time() -> None:
 
     assert answer["to_act"] == [turn]
     assert answer["recent"][-1]["events"][0] == {"type": "catch", "seat": turn, "caught": caught}
-    assert Seat.objects.get(table=table, number=turn).deadline_at == due
+    assert clock(table, turn).deadline_at == due
     assert answer["seats"][turn]["deadline"] == due.isoformat()
 
 

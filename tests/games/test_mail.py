@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -22,7 +23,7 @@ from games.catalogue import find_ruleset
 from games.models import Notice, OutboxItem, Seat, Table
 from games.rules import Event
 from games.selectors import seat_names
-from tests.factories import at_once, make_users, set_deadline, started_table, then_drained
+from tests.factories import at_once, clock, make_users, set_deadline, started_table, then_drained
 
 pytestmark = pytest.mark.django_db
 
@@ -47,9 +48,12 @@ def let_time_pass(table: Table, seconds: int) -> None:
     """As if ``seconds`` went by: every deadline at the table and every outbox item comes
     that much nearer (the tests cannot wait two minutes)."""
     back = timedelta(seconds=seconds)
-    Seat.objects.filter(table=table, deadline_at__isnull=False).update(
-        deadline_at=F("deadline_at") - back
-    )
+    table.refresh_from_db()
+    seating = [
+        replace(seat, deadline_at=seat.deadline_at - back) if seat.deadline_at else seat
+        for seat in table.seated()
+    ]
+    Table.objects.filter(pk=table.pk).update(seating=[seat.to_json() for seat in seating])
     OutboxItem.objects.filter(done_at__isnull=True).update(due_at=F("due_at") - back)
 
 
@@ -134,7 +138,7 @@ def test_the_deal_mails_the_first_seat_to_act_its_turn(
     assert f"{settings.FAIRDEAL_BASE_URL}/tables/{table.pk}/" in message.body
     assert "/api/" not in message.body.split("PATCH")[0]  # a person's link, not the API's
     assert f"{settings.FAIRDEAL_BASE_URL}/accounts/settings/" in message.body
-    assert seat.deadline_at.isoformat() in message.body
+    assert clock(table, seat.number).deadline_at.isoformat() in message.body
     assert "UTC" in message.body
     assert "PATCH /api/accounts/me/" in message.body
     notice = Notice.objects.get(table=table, kind=Notice.Kind.YOUR_TURN)
@@ -302,7 +306,7 @@ def test_a_reminder_goes_when_an_hour_is_left_and_only_once(
     (message,) = mailoutbox
     assert message.to == [seat.user.email]
     assert message.subject.startswith(f"Reminder: your move at table {table.pk}")
-    assert seat.deadline_at.isoformat() in message.body
+    assert clock(table, seat.number).deadline_at.isoformat() in message.body
     assert f"/tables/{table.pk}/" in message.body
     assert_no_secrets(mailoutbox, table)
 
@@ -351,7 +355,12 @@ def test_a_new_turn_gets_its_own_reminder(only_reminders: list[Any], mailoutbox:
     seat = owing_due(table, now + timedelta(seconds=40))
 
     assert reminders(now) == 1
-    assert mails_to(mailoutbox, seat.user)[-1].body.count(seat.deadline_at.isoformat()) == 1
+    assert (
+        mails_to(mailoutbox, seat.user)[-1].body.count(
+            clock(table, seat.number).deadline_at.isoformat()
+        )
+        == 1
+    )
 
 
 # -- game over -------------------------------------------------------------------

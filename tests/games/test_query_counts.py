@@ -19,11 +19,11 @@ pytestmark = pytest.mark.django_db
 TABLE_VIEW = 1
 # A move: the API's transaction (a savepoint inside the test's own: in production its
 # BEGIN and COMMIT, which Django does not count); the table's row, locked and read
-# (tests/games/test_race.py); then the writes: the move, the seats' deadlines (an
-# update for the seat that no longer owes, one for the seat that now does), the
-# table. Nothing for the mail it may cause (games.notifications.mail_turns finds the
-# turns due one). The answer is made from what was read and written.
-MOVE = 7
+# (tests/games/test_race.py); then the writes: the move, and the table, whose row keeps
+# its seats' clocks too (games.models): no seat's row is written. Nothing for the mail
+# it may cause (games.notifications.mail_turns finds the turns due one). The answer is
+# made from what was read and written.
+MOVE = 5
 # One more when the move leaves a seat whose only action is forced (a draw when no card
 # plays): whether its player asks for it to be played (games.services._play_forced).
 MOVE_LEAVING_A_FORCED_SEAT = MOVE + 1

@@ -189,4 +189,4 @@ def test_a_resignation_that_waited_for_a_move_reads_what_the_move_wrote() -> Non
     assert [move["seq"] for move in resigned.log_tail] == [0, 1, 2]
     table.refresh_from_db()
     assert table.status == Table.Status.FINISHED and table.version == 2
-    assert list(table.seats.values_list("deadline_at", flat=True)) == [None, None]
+    assert [seat.deadline_at for seat in table.seated()] == [None, None]

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from games import holidays, services
-from games.models import Move, Seat, Table
+from games.models import Move, Table
 from tests.factories import (
     assert_error,
     at_once,
@@ -45,9 +45,7 @@ def owing(table: Table) -> tuple[int, Any, dict[str, Any]]:
 
 def reserve_of(table: Table, seat: int) -> timedelta | None:
     table.refresh_from_db()
-    row = Seat.objects.get(table=table, number=seat).reserve
-    assert [s.reserve for s in table.seated() if s.number == seat] == [row]
-    return row
+    return table.seated()[seat].reserve
 
 
 @pytest.mark.django_db

@@ -80,6 +80,27 @@ set_deadline(table, timezone.now() - timedelta(seconds=1))
 assert services.sweep_deadlines() == [table.pk]
 assert Table.objects.get(pk=table.pk).result["reason"] == "timeout"
 
+# A seat's clock is on its table's row (games.models.SeatClock): read, compared and
+# ordered by queries over seats, here where a datetime is text; the mail found by them
+# goes once (claimed by its deadline, read the same way).
+from django.conf import settings
+from django.core import mail
+
+from games import notifications
+from tests.factories import assert_clocks_read_by_sql, make_users
+
+settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+mail.outbox = []
+mailed = make_users("m0", "m1")
+table = services.table_create(user=mailed[0], game="crazy-eights", seats=2, deadline=3600, reserve=600)
+services.table_join(table_id=table.pk, user=mailed[1])
+assert_clocks_read_by_sql(table)
+set_deadline(table, timezone.now().replace(microsecond=0) + timedelta(minutes=30))
+assert_clocks_read_by_sql(table)
+sent = notifications.mail_turns()
+assert sent == 2 == len(mail.outbox), [m.subject for m in mail.outbox]  # the turn; 1 h left
+assert notifications.mail_turns() == 0 and len(mail.outbox) == 2
+
 # Over HTTP, where the token goes through DRF's authentication (on PostgreSQL the table's
 # GET and the move read it with the table): a view, a move, an unknown token refused.
 from rest_framework.authtoken.models import Token
@@ -130,5 +151,5 @@ def test_sqlite_plays_every_game_to_its_end_and_replays_clean(tmp_path: Path) ->
     if tmp_path.parent == shm:
         shutil.rmtree(tmp_path, ignore_errors=True)
     assert done.returncode == 0, done.stderr[-3000:]
-    tables = 2 + 5 + 1  # every game, a resignation, a timeout, a move over HTTP
+    tables = 2 + 5 + 1 + 1  # every game, a resignation, a timeout, mail, a move over HTTP
     assert done.stdout.strip().splitlines()[-1] == f"{tables} tables replayed, 0 differ"

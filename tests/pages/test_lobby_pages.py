@@ -673,7 +673,7 @@ def test_my_tables_come_waiting_on_me_first_nearest_deadline_first_then_others_t
     # Each row links to its table, and a deadline is a <time> the script can count down.
     for table in (sooner, later, theirs, hosting, done):
         assert f'href="{table_page(table.pk)}"' in html
-    sooner_due = Seat.objects.get(table=sooner, user=alice).deadline_at
+    sooner_due = next(s.deadline_at for s in sooner.seated() if s.user_id == alice.pk)
     assert f'<time datetime="{sooner_due.isoformat()}" data-countdown>' in html
     assert "/static/fairdeal/time.js" in html
 

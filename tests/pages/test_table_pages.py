@@ -450,7 +450,7 @@ def test_the_deadline_is_a_time_element_for_the_countdown() -> None:
     table = started_table(alice, bob)
     player = user_at(table, table.to_act[0])
     html = logged_in(player).get(page_url(table)).content.decode()
-    due = Seat.objects.get(table=table, number=table.to_act[0]).deadline_at
+    due = table.seated()[table.to_act[0]].deadline_at
     assert f'<time datetime="{due.isoformat()}" data-countdown>' in html
     assert "Your move is due" in html
 
