@@ -41,7 +41,9 @@ def play_by_cards(page: Any, pick: Pick, timeout: float = 30_000) -> tuple[str, 
     the stock, a centre card) it is made of, in order, then its button where the page
     offers several; a move of no card by its button at the seat or by the hand. ``pick``
     chooses among :func:`listed`. Waits for the board the server answers; returns the
-    move's words and the clicks it took."""
+    move's words and the clicks it took. First waits for the newest board: while earlier
+    ones are shown one at a time, the board is busy (``aria-busy``)."""
+    page.locator("#board:not([aria-busy='true'])").wait_for(state="attached", timeout=timeout)
     moves = listed(page)
     move = moves[pick(moves)]
     exactly = re.compile(f"^{re.escape(move['text'])}$")

@@ -73,6 +73,14 @@
     if (live && text) live.textContent = text;
   }
 
+  // While a move is on its way, or earlier boards or new moves are shown one at a time,
+  // the board says it is busy: the board on screen is not yet the newest (its cards may
+  // not be the ones to play).
+  function busy() {
+    if (sending || revealing || stepping) board.setAttribute("aria-busy", "true");
+    else board.removeAttribute("aria-busy");
+  }
+
   // The tables waiting on the player, as the board now counts them: in the tab's title
   // and the menu's badge, as base.html shows them when a page loads.
   function showWaiting() {
@@ -342,6 +350,7 @@
         revealing = null;
         after();
       }
+      busy();
     })();
   }
 
@@ -382,6 +391,7 @@
     revealing = null;
     stepping = false;
     hurry = null;
+    busy();
   }
 
   // Draw the newest board; the moves after ``before`` marked one at a time on it (one
@@ -418,6 +428,7 @@
     }
     var mine = round;
     stepping = true;
+    busy();
     Promise.all(versions.map(function (version) {
       return fetch(boardUrl + "?version=" + version, {
         credentials: "same-origin",
@@ -463,8 +474,7 @@
     if (sending) return;
     sending = true;
     window.clearTimeout(timer);
-    stop();
-    board.setAttribute("aria-busy", "true");
+    stop(); // and the board is busy until the answer is drawn
     // (``form.action`` is the form's field called "action": the address is its attribute.)
     fetch(form.getAttribute("action"), {
       method: "POST",
@@ -477,13 +487,13 @@
       return response.text().then(function (html) { swap(html, true); });
     }).then(function () {
       sending = false;
-      board.removeAttribute("aria-busy");
+      busy();
       delay = SOON; // the others answer now: the computer at once
       schedule(delay);
     }, function () {
       // Whatever went wrong on the way, the plain form says it in a page of its own.
       sending = false;
-      board.removeAttribute("aria-busy");
+      busy();
       form.submit();
     });
   }

@@ -206,7 +206,13 @@ def play_to_the_end() -> Callable[..., int]:
     Neither page is reloaded by hand: each must show the other's move, in the engine's
     words, through its own polling. ``after_move(n)`` is called after each move.
     """
+    from django.conf import settings
     from playwright.sync_api import expect
+
+    # How long another page may take to show a move, by design: its next poll, then the
+    # move's parts (an eight and its suit) shown one at a time; twice that, for a loaded
+    # machine.
+    shows_within = 2 * (settings.FAIRDEAL_POLL_MS + 2 * settings.FAIRDEAL_REVEAL_MS)
 
     def play(
         table: Any,
@@ -230,7 +236,9 @@ def play_to_the_end() -> Callable[..., int]:
             for other_name, other in pages.items():
                 if other_name != name:
                     done = past_tense(said, table.game)
-                    expect(other.locator("#board")).to_contain_text(f"{name} {done}", timeout=3000)
+                    expect(other.locator("#board")).to_contain_text(
+                        f"{name} {done}", timeout=shows_within
+                    )
             if after_move is not None:
                 after_move(moves)
             assert moves < most, "the match did not end"
