@@ -1,11 +1,12 @@
 """Holidays: while a player is away, the deadline of every table waiting on them stands still.
 
 A holiday holds each of the player's seats at a playing table: the seat keeps
-the time it had left (``Seated.held``, on its table's row) in place of its deadline, and its table's
-``deadline_at`` (the sweep's index) leaves it out, so the sweep never meets a
-held seat. When the holiday ends, early or on time, each held seat's deadline
-goes on from where it stopped. A seat that comes to owe while its player is
-away is held from the start, with the table's whole time (``services._derive``).
+the time it had left (``Seated.held``, in its clock on its table's row) in place
+of its deadline, and its table's ``deadline_at`` (the sweep's index) leaves it
+out, so the sweep never meets a held seat. When the holiday ends, early or on
+time, each held seat's deadline goes on from where it stopped. A seat that comes
+to owe while its player is away is held from the start, with the table's whole
+time (``services._derive``).
 
 Everything is done under the tables' row locks, taken in id order, so a holiday
 starting or ending while a move or a sweep works on one of its tables happens
