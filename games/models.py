@@ -20,6 +20,7 @@ writes no seat's row. Queries over seats read it there (:class:`SeatClock`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,6 +29,8 @@ from django.conf import settings
 from django.db import NotSupportedError, models
 from django.db.models import Q
 from django.utils import timezone
+
+from games.rules.replay import Act, Forfeit
 
 # Why a table that never started was called off (``Table.end_reason`` when cancelled).
 CANCELLED = "cancelled"  # the host cancelled it
@@ -483,6 +486,18 @@ class Move(models.Model):
         if self.automatic:  # only then: the tails written before it was kept stay equal
             entry["auto"] = True
         return entry
+
+
+def log_of(moves: Iterable[Move]) -> list[Act | Forfeit]:
+    """A table's log (its ``Move`` rows, in order) as the engine replays it: its actions and
+    forfeits (the deal is its seed's)."""
+    return [
+        Act(move.seat, move.action)
+        if move.kind == Move.Kind.ACTION
+        else Forfeit(move.seat, move.action["reason"])
+        for move in moves
+        if move.kind != Move.Kind.START
+    ]
 
 
 class Notice(models.Model):

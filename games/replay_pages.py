@@ -40,10 +40,10 @@ from fairplay.services import seed_for
 from games import selectors
 from games.catalogue import find_game, find_ruleset
 from games.catalogue.presentation import Names, Presentation
-from games.models import Table
+from games.models import Table, log_of
 from games.rules import Event, Ruleset
 from games.rules.replay import Act, Forfeit, replay
-from games.table_pages import log_of, table_or_404, table_url
+from games.table_pages import table_or_404, table_url
 
 EVENTS_TEMPLATE = "games/_replay_events.html"
 BOARD_TEMPLATE = "games/_replay_board.html"

@@ -40,11 +40,12 @@ from games.models import (
     Seat,
     Seated,
     Table,
+    log_of,
 )
 from games.rules import Event, GameState
 from games.rules.base import RESIGNED, TIMEOUT
 from games.rules.chance import SEED_BYTES, SeededChance, commitment
-from games.rules.replay import Act, Forfeit, replay_state
+from games.rules.replay import replay_state
 from games.selectors import seat_of, seats_of
 
 
@@ -1186,12 +1187,7 @@ def replay(table: Table) -> GameState | None:
     """Rebuild the state from the log alone; None for a table never started (open or cancelled)."""
     if table.status in (Table.Status.OPEN, Table.Status.CANCELLED):
         return None
-    log = (
-        Act(move.seat, move.action)
-        if move.kind == Move.Kind.ACTION
-        else Forfeit(move.seat, move.action["reason"])
-        for move in table.moves.exclude(kind=Move.Kind.START).order_by("seq")
-    )
+    log = log_of(table.moves.exclude(kind=Move.Kind.START).order_by("seq"))
     return replay_state(
         find_ruleset(table.game, table.ruleset_version),
         table.seat_count,

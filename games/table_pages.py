@@ -17,6 +17,7 @@ one board after another.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -46,11 +47,11 @@ from fairplay.services import seed_for
 from games import archive, privacy, selectors, services
 from games.catalogue import find_game, find_ruleset
 from games.forms import deadline_words
-from games.models import Move, Seated, Table
+from games.models import Seated, Table, log_of
 from games.pages import options_in_words, player_url
 from games.rules import RulesError
 from games.rules.base import FINISHED, ordinal
-from games.rules.replay import Act, Forfeit, replay
+from games.rules.replay import replay
 
 # A posted action is a small JSON object (the longest of any game, eight cards of a rank and
 # a suit, is under 120 characters): anything longer is refused before it is parsed.
@@ -490,17 +491,6 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     return render(request, "games/table.html", context)
 
 
-def log_of(moves: Sequence[Move]) -> list[Act | Forfeit]:
-    """The table's log (its ``Move`` rows, in order) as the engine replays it."""
-    return [
-        Act(move.seat, move.action)
-        if move.kind == Move.Kind.ACTION
-        else Forfeit(move.seat, move.action["reason"])
-        for move in moves
-        if move.kind != Move.Kind.START
-    ]
-
-
 class UnreadableVersion(ValueError):
     """The version asked for is not one of the table's: its message says why."""
 
@@ -524,39 +514,26 @@ def view_at(table: Table, user: AbstractBaseUser | AnonymousUser, version: int) 
 
     What the state does not hold (the seats' names, the table's links) is as it is now;
     the deadlines then are not kept, so none is shown; the log is the dozen moves up to
-    that version, as the page showed them then.
+    that version, as the page showed them then. The view is the one view
+    (:func:`selectors.table_view`) of the table as it was then.
     """
-    view = selectors.table_view(table, user)
     if version == table.version:
-        return view
-    ruleset = find_ruleset(table.game, table.ruleset_version)
+        return selectors.table_view(table, user)
     moves = list(table.moves.filter(seq__lte=version).order_by("seq"))
-    log = log_of(moves)
-    *_, last = replay(ruleset, table.seat_count, table.options, seed_for(table), log)
-    state = last.state
-    seat = view["you"]["seat"] if view["you"] else None
-    seen = state.view(seat)
-    counts, totals = seen.pop("card_counts"), seen.pop("totals")
-    you = seen.pop("you", None)
-    # The log as it was: the moves up to ``version``, worded as the page words them.
-    then = copy.copy(table)
+    ruleset = find_ruleset(table.game, table.ruleset_version)
+    *_, last = replay(ruleset, table.seat_count, table.options, seed_for(table), log_of(moves))
+    then = copy.copy(table)  # in memory only: never saved
+    then.version = version
+    then.status = Table.Status.PLAYING
+    then.result = then.finished_at = then.deadline_at = None
+    then.state = last.state.to_json()
+    selectors.keep_state(then, last.state)
+    then.to_act = list(last.state.to_act)
+    then.seating = [
+        dataclasses.replace(seat, deadline_at=None).to_json() for seat in table.seated()
+    ]
     then.log_tail = [move.entry() for move in moves if move.seq > version - selectors.RECENT_MOVES]
-    return {
-        **view,
-        "status": Table.Status.PLAYING,
-        "version": version,
-        "to_act": list(state.to_act),
-        "deadline": None,
-        "you": you,
-        "legal_actions": state.legal_actions(seat) if seat is not None else [],
-        "board": seen,
-        "result": None,
-        "seats": [
-            {**row, "cards": counts[row["seat"]], "total": totals[row["seat"]], "deadline": None}
-            for row in view["seats"]
-        ],
-        "recent": selectors.recent_events(then, seat, ruleset),
-    }
+    return selectors.table_view(then, user)
 
 
 @require_safe
