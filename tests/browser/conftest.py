@@ -166,9 +166,11 @@ def sign_up(site: str) -> Callable[[Any, str], None]:
 
 @pytest.fixture
 def quick_polls(settings: Any) -> None:
-    """The table page polls every 100 ms rather than every two seconds: a match takes a
-    minute, not ten."""
+    """The table page polls every 100 ms rather than every two seconds, and shows several
+    new moves one at a time for 80 ms each rather than 700: a match takes a minute, not
+    ten."""
     settings.FAIRDEAL_POLL_MS = 100
+    settings.FAIRDEAL_REVEAL_MS = 80
 
 
 @pytest.fixture
