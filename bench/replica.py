@@ -55,12 +55,62 @@ from bench.production import (  # noqa: E402
 READY_TIMEOUT = 60.0
 
 
+# The replicas' slots on the primary: this prefix, then the process's id and the port.
+SLOT_PREFIX = "fairdeal_replica_"
+
+
+def drop_slot(primary_url: str, slot: str, timeout: float = 10.0) -> None:
+    """Drop ``slot`` on the primary once no replica streams from it (its sender ends a
+    moment after the replica stops); nothing if there is no such slot."""
+    import psycopg
+
+    give_up = time.monotonic() + timeout
+    with psycopg.connect(primary_url, autocommit=True) as conn:
+        while True:
+            row = conn.execute(
+                "SELECT active FROM pg_replication_slots WHERE slot_name = %s", [slot]
+            ).fetchone()
+            if row is None:
+                return
+            if not row[0]:
+                conn.execute("SELECT pg_drop_replication_slot(%s)", [slot])
+                return
+            if time.monotonic() > give_up:
+                raise RuntimeError(f"the replication slot {slot} is still in use")
+            time.sleep(0.1)
+
+
+def drop_stale_slots(primary_url: str) -> None:
+    """Drop the slots of replicas whose process is gone (a bench or a test killed before
+    it closed its replica): a slot nobody reads keeps the primary's WAL for ever."""
+    import psycopg
+
+    with psycopg.connect(primary_url, autocommit=True) as conn:
+        names = [
+            name
+            for (name,) in conn.execute(
+                "SELECT slot_name FROM pg_replication_slots WHERE slot_name LIKE %s AND NOT active",
+                [SLOT_PREFIX + "%"],
+            )
+        ]
+    for name in names:
+        pid = name.removeprefix(SLOT_PREFIX).split("_")[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            with contextlib.suppress(psycopg.Error):
+                drop_slot(primary_url, name)
+
+
 class Replica:
     """A streaming replica of ``primary_url``'s PostgreSQL server, on a free port of 127.0.0.1.
 
     ``pg_basebackup -X stream -R`` (with the binaries of the primary's major version)
     copies the whole server into a folder of its own under the system's temporary
-    directory and writes ``standby.signal`` and ``primary_conninfo``; a ``postgresql.conf``
+    directory and writes ``standby.signal`` and ``primary_conninfo``. It streams through
+    a replication slot of its own on the primary (``-C -S``), so that the primary keeps
+    the WAL the replica has not yet received: without one, the primary's checkpoints
+    (and another test's writes) could recycle it before the replica began to stream,
+    and the replica would wait for it for ever. The slot is dropped by :meth:`close`, and
+    a slot left by a process that died is dropped by the next replica. A ``postgresql.conf``
     of its own (as small as a test needs, ``fsync`` off: nothing on it outlives it) and a
     ``pg_hba.conf`` trusting this machine are written beside, so nothing of the system's
     configuration is read. As root the server runs as the ``postgres`` user, who owns the
@@ -74,6 +124,8 @@ class Replica:
         self.primary_url = primary_url
         parts = urlsplit(primary_url)
         self.port = free_port()
+        self.slot = f"{SLOT_PREFIX}{os.getpid()}_{self.port}"
+        drop_stale_slots(primary_url)
         netloc = f"{parts.username or 'postgres'}@127.0.0.1:{self.port}"
         self.url = parts._replace(netloc=netloc).geturl()
         with psycopg.connect(primary_url, autocommit=True) as conn:
@@ -104,6 +156,7 @@ class Replica:
                 # A fast checkpoint to begin (a spread one takes seconds), no fsync of the
                 # copy, no manifest: a replica for a test or a bench.
                 *("-X", "stream", "-R", "-c", "fast", "--no-sync", "--no-manifest"),
+                *("-C", "-S", self.slot),
             )
             settings = {
                 **shown,
@@ -181,10 +234,15 @@ class Replica:
         self.running = False
 
     def close(self) -> None:
-        """Stop the server (at once) if it runs, and remove its folder."""
+        """Stop the server (at once) if it runs, drop its slot and remove its folder."""
         if self.running:
             with contextlib.suppress(RuntimeError, subprocess.TimeoutExpired):
                 self.stop("immediate")
+        import psycopg
+
+        # A slot that cannot be dropped now is a stale one to the next replica.
+        with contextlib.suppress(psycopg.Error, RuntimeError):
+            drop_slot(self.primary_url, self.slot)
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> Replica:
